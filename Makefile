@@ -1,0 +1,198 @@
+# qplab — build, test, lab, bench, fuzz, install.
+#
+# User CFLAGS/LDFLAGS are added to ours, never replace them.  Every install
+# path honours DESTDIR.  BUILD selects the output directory, so the
+# sanitizer build lives beside the plain one without mixing objects.
+
+PREFIX     ?= /usr/local
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+BINDIR     ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec
+DATADIR    ?= $(PREFIX)/share
+DESTDIR    ?=
+
+BUILD      ?= build
+CC         ?= cc
+WERROR     ?= 1
+SANITIZE   ?= 0
+FUZZ_SECONDS ?= 60
+TEST_PREFIX ?=
+VERSION    := 0.1.0
+
+PKGS       := json-c
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ljson-c)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lm -pthread)
+VERBS_LIBS := -libverbs
+SYS_LIBS   := -lpthread -lm
+
+WARN := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wwrite-strings \
+        -Wshadow -Wformat=2 -Wno-format-nonliteral
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+REAL_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -fPIC -fvisibility=hidden \
+               -Ilib/include -Ilib $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
+ifeq ($(SANITIZE),1)
+REAL_CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_LDFLAGS := -fsanitize=address,undefined
+endif
+REAL_LDFLAGS := $(SAN_LDFLAGS) $(LDFLAGS)
+
+LIB_SRC    := $(sort $(wildcard lib/*.c))
+HARNESS_SRC := $(sort $(wildcard harness/*.c))
+UNIT_SRC   := $(sort $(wildcard tests/unit/*.c))
+RDMA_SRC   := $(sort $(wildcard tests/rdma/*.c))
+FUZZ_SRC   := $(sort $(wildcard fuzz/*.c))
+BENCH_SRC  := $(sort $(wildcard bench/*.c))
+
+LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_OBJ    := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+RDMA_OBJ    := $(RDMA_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_SUITES := $(patsubst tests/unit/test_%.c,%,$(filter tests/unit/test_%.c,$(UNIT_SRC)))
+RDMA_SUITES := $(patsubst tests/rdma/test_%.c,%,$(filter tests/rdma/test_%.c,$(RDMA_SRC)))
+
+STATIC_LIB := $(BUILD)/libqphs.a
+SHARED_LIB := $(BUILD)/libqphs.so
+QPLAB      := $(BUILD)/qplab
+LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
+
+.PHONY: all unit check sanitize valgrind fuzz bench lab install uninstall clean deps-check help
+.DEFAULT_GOAL := all
+
+all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
+
+help:
+	@echo "make            build $(STATIC_LIB), $(SHARED_LIB), $(QPLAB)"
+	@echo "make check      the test command: unit tests, then the lab self-tests"
+	@echo "make lab        the scenario catalogue on the best backend"
+	@echo "make unit       Check unit tests only (no RDMA, no root)"
+	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
+	@echo "make valgrind   unit tests under valgrind"
+	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS=$(FUZZ_SECONDS) each"
+	@echo "make bench      benchmarks (prints figures)"
+	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(REAL_CFLAGS) -c $< -o $@
+
+$(STATIC_LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(SHARED_LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libqphs.so.0 $(REAL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
+
+$(QPLAB): $(HARNESS_OBJ) $(STATIC_LIB)
+	$(CC) $(REAL_LDFLAGS) -o $@ $(HARNESS_OBJ) $(LIBS_ALL)
+
+# The unit runner's suite list comes from the file names: tests/unit/test_NAME.c
+# defines `Suite *suite_NAME(void)`.
+$(BUILD)/gen/unit_suites.h: $(UNIT_SRC) Makefile
+	@mkdir -p $(@D)
+	@printf '%s\n' $(foreach s,$(UNIT_SUITES),"SUITE($(s))") > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+$(BUILD)/gen/rdma_suites.h: $(RDMA_SRC) Makefile
+	@mkdir -p $(@D)
+	@printf '%s\n' $(foreach s,$(RDMA_SUITES),"SUITE($(s))") > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+
+$(BUILD)/obj/tests/unit/%.o: tests/unit/%.c $(BUILD)/gen/unit_suites.h
+	@mkdir -p $(@D)
+	$(CC) $(REAL_CFLAGS) -I$(BUILD)/gen -Itests/unit -Iharness $(CHECK_CFLAGS) -c $< -o $@
+$(BUILD)/obj/tests/rdma/%.o: tests/rdma/%.c $(BUILD)/gen/rdma_suites.h
+	@mkdir -p $(@D)
+	$(CC) $(REAL_CFLAGS) -I$(BUILD)/gen -Itests/unit -Itests/rdma $(CHECK_CFLAGS) -c $< -o $@
+
+HARNESS_LIBOBJ := $(filter-out $(BUILD)/obj/harness/main.o,$(HARNESS_OBJ))
+$(BUILD)/tests/unit: $(UNIT_OBJ) $(HARNESS_LIBOBJ) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(REAL_LDFLAGS) -o $@ $(UNIT_OBJ) $(HARNESS_LIBOBJ) $(LIBS_ALL) $(CHECK_LIBS)
+$(BUILD)/tests/rdma: $(RDMA_OBJ) $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(REAL_LDFLAGS) -o $@ $(RDMA_OBJ) $(LIBS_ALL) $(CHECK_LIBS)
+
+deps-check:
+	@scripts/deps.sh --ensure
+
+unit: deps-check all $(BUILD)/tests/unit
+	QPLAB_BUILD=$(BUILD) $(TEST_PREFIX) $(BUILD)/tests/unit
+
+check: deps-check
+	$(MAKE) unit
+
+sanitize: deps-check
+	$(MAKE) BUILD=build/sanitize SANITIZE=1 QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-3} unit
+
+valgrind: deps-check
+	CK_FORK=no QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-20} $(MAKE) unit \
+	  TEST_PREFIX="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect"
+
+# libFuzzer targets: fuzz/NAME.c each becomes build/fuzz/NAME.
+FUZZ_CC := clang
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+               -Ilib/include -Ilib $(PKG_CFLAGS)
+FUZZ_BINS := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
+$(BUILD)/fuzz/%: fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h lib/include/*.h lib/include/qphs/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
+fuzz: deps-check $(FUZZ_BINS)
+	@set -e; for f in $(FUZZ_BINS); do \
+	  n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
+	  seeds=; [ -d fuzz/seeds/$$n ] && seeds=fuzz/seeds/$$n; \
+	  echo "# fuzz $$n for $(FUZZ_SECONDS)s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)/fuzz/corpus-$$n $$seeds 2>&1 \
+	    | grep -E 'stat::number_of_executed_units|ERROR|SUMMARY|Done' ; \
+	  [ $${PIPESTATUS[0]} -eq 0 ] || exit 1; \
+	done
+
+BENCH_BINS := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+$(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(REAL_CFLAGS) -c $< -o $@.o
+	$(CC) $(REAL_LDFLAGS) -o $@ $@.o $(LIBS_ALL)
+bench: deps-check all $(BENCH_BINS)
+	@if [ -x bench/run.sh ]; then bench/run.sh $(BUILD); else echo "no benchmarks yet"; fi
+
+lab: deps-check all
+	@echo "qplab: the lab (scenario runner) does not exist yet; see README.md" >&2
+	@exit 2
+
+$(BUILD)/qphs.pc: Makefile
+	@mkdir -p $(@D)
+	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+	  'Name: qphs' 'Description: Mooncake-compatible RDMA handshake and QP setup' \
+	  'Version: $(VERSION)' 'Requires.private: json-c' \
+	  'Libs: -L$${libdir} -lqphs' 'Libs.private: -libverbs -lpthread' \
+	  'Cflags: -I$${includedir}' > $@
+
+install: all $(BUILD)/qphs.pc
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/qphs $(DESTDIR)$(BINDIR) \
+	  $(DESTDIR)$(LIBEXECDIR)/qplab $(DESTDIR)$(DATADIR)/qplab/scenarios
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libqphs.a
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/libqphs.so.$(VERSION)
+	ln -sf libqphs.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libqphs.so.0
+	ln -sf libqphs.so.0 $(DESTDIR)$(LIBDIR)/libqphs.so
+	install -m 644 $(BUILD)/qphs.pc $(DESTDIR)$(LIBDIR)/pkgconfig/qphs.pc
+	install -m 644 lib/include/qphs.h $(DESTDIR)$(INCLUDEDIR)/qphs.h
+	install -m 644 lib/include/qphs/*.h $(DESTDIR)$(INCLUDEDIR)/qphs/
+	install -m 755 $(QPLAB) $(DESTDIR)$(BINDIR)/qplab
+	@for f in netns/*; do [ -f "$$f" ] || continue; \
+	  echo "install $$f"; install -m 755 "$$f" $(DESTDIR)$(LIBEXECDIR)/qplab/; done
+	@if [ -n "$$(ls scenarios 2>/dev/null)" ]; then cp -R scenarios/. $(DESTDIR)$(DATADIR)/qplab/scenarios/; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libqphs.a $(DESTDIR)$(LIBDIR)/libqphs.so* \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig/qphs.pc $(DESTDIR)$(INCLUDEDIR)/qphs.h $(DESTDIR)$(BINDIR)/qplab
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/qphs $(DESTDIR)$(LIBEXECDIR)/qplab $(DESTDIR)$(DATADIR)/qplab
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,12 @@
+/* `qplab hs send` (placeholder until lib/daemon and lib/client land). */
+#include <stdio.h>
+
+#include "cli.h"
+
+int hs_send_main(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "qplab hs send: not implemented yet\n");
+	return QPLAB_EXIT_USAGE;
+}

@@ -1,0 +1,83 @@
+/*
+ * qphs/config.h — the options every part of libqphs reads.
+ *
+ * One plain struct the caller owns and fills: start from qphs_config_init()
+ * (Mooncake's defaults), then change fields by hand, or let
+ * qphs_config_from_env() apply the MC_* environment variables Mooncake reads.
+ * Fields marked "API only" have no MC_* name.  The library copies the struct
+ * when a daemon, context or endpoint is created; later changes to the
+ * caller's copy have no effect on them.
+ */
+#ifndef QPHS_CONFIG_H
+#define QPHS_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qphs/export.h"
+
+enum qphs_reset_policy {
+	QPHS_RESET_RECONSTRUCT = 0, /* destroy and recreate QPs (default) */
+	QPHS_RESET_REUSE = 1,       /* RTS -> RESET, then the four steps again */
+};
+
+struct qphs_config {
+	/* Transport (MC_*). */
+	uint16_t handshake_port;    /* MC_HANDSHAKE_PORT, 12001, 1..65535 */
+	uint16_t min_rpc_port;      /* MC_MIN_RPC_PORT (alias MC_MIN_PRC_PORT), 15000 */
+	uint16_t max_rpc_port;      /* MC_MAX_RPC_PORT (alias MC_MAX_PRC_PORT), 17000 */
+	int listen_backlog;         /* MC_HANDSHAKE_LISTEN_BACKLOG, 128, 1..65535 */
+	int connect_timeout_s;      /* MC_HANDSHAKE_CONNECT_TIMEOUT, 5, 1..3599 */
+	uint64_t max_length;        /* MC_HANDSHAKE_MAX_LENGTH, 1 MiB..128 MiB */
+	bool use_ipv6;              /* MC_USE_IPV6: set and not "0" */
+	/* RDMA (MC_*). */
+	int ib_port;                /* MC_IB_PORT, 1, 1..255 */
+	int gid_index;              /* MC_GID_INDEX / NCCL_IB_GID_INDEX, -1 = auto */
+	int pkey_index;             /* MC_PKEY_INDEX, 0, 0..65535 */
+	int ib_tc;                  /* MC_IB_TC, 0, 0..255 */
+	int ib_sl;                  /* MC_IB_SL, 0, 0..15 */
+	int mtu;                    /* MC_MTU in bytes, 4096: 512/1024/2048/4096 */
+	int num_qp_per_ep;          /* MC_NUM_QP_PER_EP, 2, 1..255 */
+	int max_cqe_per_ctx;        /* MC_MAX_CQE_PER_CTX, 4096, 1..65535 */
+	int max_sge;                /* MC_MAX_SGE, 4, 1..65535 */
+	int max_wr;                 /* MC_MAX_WR, 256, 1..65535 */
+	int max_inline;             /* MC_MAX_INLINE, 64, 0..65535 */
+	/* API only. */
+	int request_timeout_ms;     /* daemon: whole request must arrive, 5000 */
+	int write_timeout_ms;       /* daemon: reply must be written, 5000 */
+	int reply_timeout_ms;       /* client: reply must arrive, 60000 */
+	int max_connections;        /* daemon: open connection cap, 1024 */
+	int qp_timeout;             /* RTS timeout exponent, 14 */
+	int qp_retry_cnt;           /* RTS retry_cnt, 7 */
+	int qp_rnr_retry;           /* RTS rnr_retry, 7 */
+	bool mtu_negotiation;       /* send and honour qphs_path_mtu, true */
+	bool ready_ack;             /* speak the ready-ACK exchange, true */
+	bool strict_reset;          /* always issue ->RESET, false */
+	enum qphs_reset_policy reset_policy; /* QPHS_RESET_RECONSTRUCT */
+	char quirk_profile[32];     /* "" = real driver; "e810", "erdma", ... */
+};
+
+/* Fills cfg with the defaults above.  cfg: caller-owned, not NULL. */
+QPHS_EXPORT void qphs_config_init(struct qphs_config *cfg);
+
+/* Looks one variable up; returns NULL when it is not set.  The returned
+ * string is borrowed for the duration of the call. */
+typedef const char *(*qphs_env_lookup_fn)(const char *name, void *user);
+
+/* Applies every MC_* variable of SPEC §8 found through lookup (getenv when
+ * lookup is NULL) on top of cfg's current values.  Stops at the first
+ * invalid value: returns QPHS_ERR_CONFIG_SYNTAX or QPHS_ERR_CONFIG_RANGE and
+ * writes a message naming the variable, its value and the accepted range into
+ * err (caller's buffer of errlen bytes; may be NULL).  cfg is left unchanged
+ * on error.  Returns 0 on success. */
+QPHS_EXPORT int qphs_config_from_env(struct qphs_config *cfg,
+				     qphs_env_lookup_fn lookup, void *user,
+				     char *err, size_t errlen);
+
+/* Checks every field of cfg against its range, the way the environment is
+ * checked; same return values and message form (naming the field). */
+QPHS_EXPORT int qphs_config_validate(const struct qphs_config *cfg, char *err,
+				     size_t errlen);
+
+#endif

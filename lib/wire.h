@@ -1,0 +1,83 @@
+/*
+ * wire.h — the handshake frame codec (SPEC §1).  Pure: no sockets, no I/O.
+ *
+ *   [ length : u64 little-endian ][ type : u8 ][ JSON ]   typed frame
+ *   [ length : u64 little-endian ][ JSON ]                old protocol
+ *
+ * length counts the type byte plus the JSON (old protocol: the JSON only).
+ * A first payload byte 0..3 is a type; 0x04..0x7f starts an old-protocol
+ * frame; 0x80..0xff is rejected (QPHS_ERR_FRAME_BAD_TYPE).
+ *
+ * Decoding is incremental: feed any split of the bytes, take whole frames
+ * out.  Nothing is allocated before the length has been checked against the
+ * decoder's limit.
+ */
+#ifndef QPHS__WIRE_H
+#define QPHS__WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum qphs_msg_type {
+	QPHS_MSG_CONNECTION = 0,
+	QPHS_MSG_METADATA = 1,
+	QPHS_MSG_NOTIFY = 2,
+	QPHS_MSG_PROBE = 3,
+	QPHS_MSG_OLD_PROTOCOL = 0xff, /* never on the wire: no type byte */
+};
+
+#define QPHS_FRAME_LEN_BYTES 8
+#define QPHS_MAX_LENGTH_MIN ((uint64_t)1 << 20)   /* default and minimum */
+#define QPHS_MAX_LENGTH_MAX ((uint64_t)128 << 20) /* maximum */
+
+/* "connection", "metadata", "notify", "probe", "old-protocol", or NULL. */
+const char *qphs__msg_type_name(int type);
+/* Inverse of qphs__msg_type_name; returns -1 for an unknown name. */
+int qphs__msg_type_from_name(const char *name);
+
+/* Writes the frame header for a body of json_len bytes into hdr (8 bytes for
+ * the old protocol, 9 otherwise) and returns its length. */
+size_t qphs__frame_header(int type, size_t json_len, uint8_t hdr[9]);
+
+/* Encodes one whole frame into a new malloc'd buffer; *out is transferred to
+ * the caller (free()).  Returns 0, QPHS_ERR_INVALID_ARGUMENT (bad type or
+ * empty json) or QPHS_ERR_MEMORY. */
+int qphs__frame_encode(int type, const char *json, size_t json_len,
+		       uint8_t **out, size_t *out_len);
+
+struct qphs__frame {
+	int type;         /* enum qphs_msg_type */
+	const char *json; /* borrowed from the decoder, NUL-terminated */
+	size_t json_len;  /* bytes of JSON (the terminator not counted) */
+};
+
+struct qphs__decoder;
+
+/* max_length: the MC_HANDSHAKE_MAX_LENGTH limit in bytes (0 = default
+ * 1 MiB; otherwise clamped to [1 MiB, 128 MiB]).  Returns NULL on ENOMEM. */
+struct qphs__decoder *qphs__decoder_new(uint64_t max_length);
+void qphs__decoder_free(struct qphs__decoder *d);
+/* Forgets any partial or finished frame; ready for the next one. */
+void qphs__decoder_reset(struct qphs__decoder *d);
+
+/* Consumes bytes of buf, stopping right after the end of one frame (the
+ * rest is left to the caller for the next frame).  Returns the number of
+ * bytes consumed (>= 0), or a negative error as soon as the bytes seen prove
+ * the frame bad: QPHS_ERR_FRAME_ZERO_LENGTH, _TOO_LONG, _BAD_TYPE,
+ * _EMPTY_BODY (a typed frame of length 1), QPHS_ERR_MEMORY.  After an error
+ * the decoder must be reset. */
+ssize_t qphs__decoder_feed(struct qphs__decoder *d, const void *buf, size_t len);
+
+/* Returns 1 and fills *f when a whole frame is ready, 0 otherwise.  The
+ * frame's memory stays valid until the next feed, reset or free. */
+int qphs__decoder_frame(struct qphs__decoder *d, struct qphs__frame *f);
+
+/* The peer's side ended (EOF).  Returns 0 when no partial frame is
+ * buffered, QPHS_ERR_FRAME_TRUNCATED otherwise. */
+int qphs__decoder_eof(const struct qphs__decoder *d);
+
+/* Bytes already buffered for the current frame (0 between frames). */
+size_t qphs__decoder_buffered(const struct qphs__decoder *d);
+
+#endif
