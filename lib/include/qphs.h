@@ -20,5 +20,7 @@
 #include "qphs/error.h"
 #include "qphs/log.h"
 #include "qphs/config.h"
+#include "qphs/daemon.h"
+#include "qphs/client.h"
 
 #endif
