@@ -327,8 +327,8 @@ static void out_of_fds(struct qphs_daemon *d, int err)
 		close(d->reserve_fd);
 		fd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0) {
-			close(fd);
 			atomic_fetch_add(&d->n_refused_nofd, 1);
+			close(fd);
 		}
 		d->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
@@ -354,8 +354,8 @@ static void accept_some(struct qphs_daemon *d)
 			return;
 		}
 		if (d->open >= (uint64_t)d->cfg.max_connections) {
-			close(fd);
 			atomic_fetch_add(&d->n_refused_cap, 1);
+			close(fd);
 			log_refusal(d, "the cap on open connections is reached");
 			continue;
 		}
