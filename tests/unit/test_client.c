@@ -60,7 +60,7 @@ static const struct {
 	{"truncate", QPHS_HS_CONNECTION, QPHS_ERR_FRAME_TRUNCATED},
 	{"wrong-type", QPHS_HS_CONNECTION, QPHS_ERR_REPLY_WRONG_TYPE},
 	{"delay:50", QPHS_HS_PROBE, 0},
-	{"delay:5000", QPHS_HS_PROBE, QPHS_ERR_REPLY_TIMEOUT},
+	{"delay:60000", QPHS_HS_PROBE, QPHS_ERR_REPLY_TIMEOUT},
 };
 
 START_TEST(client_reports_each_daemon_fault)
