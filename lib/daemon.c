@@ -99,6 +99,7 @@ int qphs_daemon_new(const struct qphs_config *cfg, struct qphs_daemon **out)
 {
 	struct qphs_daemon *d;
 	char err[256];
+	int rc;
 
 	if (!out)
 		return QPHS_ERR_INVALID_ARGUMENT;
@@ -110,9 +111,11 @@ int qphs_daemon_new(const struct qphs_config *cfg, struct qphs_daemon **out)
 		d->cfg = *cfg;
 	else
 		qphs_config_init(&d->cfg);
-	if (qphs_config_validate(&d->cfg, err, sizeof(err)) != 0) {
+	rc = qphs_config_validate(&d->cfg, err, sizeof(err));
+	if (rc != 0) {
+		QPHS_ERR("[Handshake] daemon configuration: %s", err);
 		free(d);
-		return QPHS_ERR_INVALID_ARGUMENT;
+		return rc;
 	}
 	d->lfd = d->epfd = d->reserve_fd = -1;
 	d->door = qphs__door_new();

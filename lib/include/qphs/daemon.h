@@ -15,6 +15,25 @@
  * flight: it closes every connection and joins the thread.  Requests handed
  * to handlers and not yet completed stay valid until completed (the call
  * then only frees them).  qphs_daemon_free stops first if needed.
+ *
+ * What reaches a handler.  Bad frames and bodies that are not JSON are
+ * closed without a reply before any handler runs (one "[Handshake]" log line
+ * and a counter each).  Bodies are shape-checked for their type (SPEC §2):
+ * a Connection body of the wrong shape is answered by the daemon itself with
+ * a reply whose reply_msg names the key and the problem; a Probe, Notify or
+ * Metadata body of the wrong shape is closed without a reply.  So a handler
+ * only ever sees a body that parses for its type.
+ *
+ * Without a handler: Probe -> {"status":"success"}, Notify ->
+ * {"name":"","notify_msg":"success"}, Metadata -> closed without a reply,
+ * Connection -> a reply whose reply_msg is "Local RDMA context not found
+ * for handshake NIC: <device> [no Connection handler is registered]".
+ *
+ * Deadlines (from the config): the whole request within request_timeout_ms,
+ * the reply written within write_timeout_ms, a handler's answer within
+ * reply_timeout_ms; past any of them the connection is closed and counted in
+ * timed_out (a late completion then only frees the request).  The daemon
+ * closes each connection first, right after the whole reply is written.
  */
 #ifndef QPHS_DAEMON_H
 #define QPHS_DAEMON_H
