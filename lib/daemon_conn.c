@@ -305,7 +305,6 @@ static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs__f
 	}
 	qphs__timer_disarm(d, c);
 	c->state = C_WAIT;
-	set_events(d, c, 0);
 	if (rc != 0) {
 		atomic_fetch_add(&d->n_rejected_body, 1);
 		QPHS_WARN("[Handshake] rejecting Connection request from %s: %s", c->peer, err);
@@ -324,6 +323,10 @@ static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs__f
 		h->fn(req, h->user);
 	else
 		builtin(d, c, req, &desc);
+	/* Still unanswered: stop reading while the handler works (an error or
+	 * hang-up is still reported, and closes the connection). */
+	if (c->state == C_WAIT)
+		set_events(d, c, 0);
 out:
 	if (htype == QPHS_HS_CONNECTION)
 		qphs__hs_desc_clear(&desc);

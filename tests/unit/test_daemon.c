@@ -464,14 +464,15 @@ START_TEST(daemon_survives_running_out_of_descriptors)
 	cfg.request_timeout_ms = (int)unit_timeout(30) * 1000;
 	d = hs_test_daemon(&cfg, NULL);
 	port = qphs_daemon_port(d);
-	ck_assert_int_eq(write(portp[1], &port, sizeof(port)), (ssize_t)sizeof(port));
-	/* Leave the daemon room for about 15 connections only. */
+	/* Leave the daemon room for at most 15 connections, before the child
+	 * learns where to connect. */
 	highest = dup(0);
 	close(highest);
 	getrlimit(RLIMIT_NOFILE, &rl);
 	saved = rl;
 	rl.rlim_cur = (rlim_t)highest + 15;
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	ck_assert_int_eq(write(portp[1], &port, sizeof(port)), (ssize_t)sizeof(port));
 	ck_assert_int_eq(read(ready[0], &c, 1), 1);
 	/* The daemon holds what it could and refused the rest; now, with the
 	 * limit reached and connections still arriving, it must not spin. */
