@@ -201,7 +201,7 @@ START_TEST(cli_send_exit_status_names_each_serve_fault)
 	write_file(body, CONN_BODY);
 	serve_start(&s, (const char *const[]){"--fault", cli_faults[_i].fault, "--seed", "7", NULL});
 	run_qplab(&r, NULL, (const char *const[]){"hs", "send", "--to", s.addr, "--type",
-						  "connection", "--body", body, "--timeout", "0.5",
+						  "connection", "--body", body, "--timeout", "1",
 						  NULL});
 	ck_assert_msg(r.status == cli_faults[_i].status, "fault %s: exit %d, want %d: %s",
 		      cli_faults[_i].fault, r.status, cli_faults[_i].status, r.err);

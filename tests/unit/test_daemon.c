@@ -242,7 +242,7 @@ START_TEST(daemon_stalled_connections_do_not_delay_a_probe)
 	hs_test_config(&cfg);
 	ck_assert_int_eq(qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_PROBE, "{}\n", 3,
 					     &res), 0);
-	ck_assert_msg(res.total_ms < unit_timeout(0.5) * 1000, "probe took %.1f ms",
+	ck_assert_msg(res.total_ms < unit_timeout(2) * 1000, "probe took %.1f ms",
 		      res.total_ms);
 	free(res.reply);
 	for (int i = 0; i < N; i++)
@@ -397,7 +397,7 @@ START_TEST(daemon_stops_promptly_with_connections_in_flight)
 	qphs_daemon_free(d);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ck_assert_double_lt((double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9,
-			    unit_timeout(0.5));
+			    unit_timeout(2));
 	/* The handler's late answer only frees the request. */
 	ck_assert_int_eq(qphs_request_reply(req, "{}\n", 3), QPHS_ERR_STOPPED);
 	unit_hit(QPHS_ERR_STOPPED);
