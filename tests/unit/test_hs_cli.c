@@ -335,9 +335,9 @@ START_TEST(cli_bad_flags_are_usage_errors)
 }
 END_TEST
 
-Suite *suite_cli(void)
+Suite *suite_hs_cli(void)
 {
-	Suite *s = suite_create("cli");
+	Suite *s = suite_create("hs_cli");
 	TCase *tc = unit_tcase(s, "hs", 15);
 
 	tcase_add_test(tc, cli_send_probe_prints_the_reply);
