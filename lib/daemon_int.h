@@ -135,6 +135,12 @@ void qphs__door_drain(struct qphs_daemon *d);
 struct door *qphs__door_new(void);
 void qphs__door_unref(struct door *door);
 
+/* A Connection reply whose reply_msg is msg: the nic paths of asked
+ * swapped when given, empty otherwise.  *out transferred.  Pure. */
+struct qphs__hs_desc;
+int qphs__error_reply(const struct qphs__hs_desc *asked, const char *msg, char **out,
+		      size_t *out_len);
+
 /* fault.c: the reply bytes for a body under the daemon's fault; *out
  * transferred.  Returns 0, or 1 when the connection must be closed with no
  * reply (QPHS_FAULT_CLOSE), or QPHS_ERR_MEMORY. */

@@ -6,12 +6,14 @@
  * queued under the door's mutex and the loop is woken through the eventfd.
  * Once the daemon has stopped, completions only free the request. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "daemon_int.h"
+#include "desc.h"
 #include "qphs/error.h"
 
 struct door *qphs__door_new(void)
@@ -137,6 +139,58 @@ void qphs_request_close(struct qphs_request *req)
 		return;
 	req->action = REQ_CLOSE;
 	door_complete(req);
+}
+
+int qphs__error_reply(const struct qphs__hs_desc *asked, const char *msg, char **out,
+		      size_t *out_len)
+{
+	struct qphs__hs_desc rep;
+	int rc = qphs__hs_desc_init(&rep);
+
+	if (rc)
+		return rc;
+	if (asked) {
+		rc = qphs__desc_set_str(&rep.local_nic_path, asked->peer_nic_path);
+		if (!rc)
+			rc = qphs__desc_set_str(&rep.peer_nic_path, asked->local_nic_path);
+	}
+	if (!rc)
+		rc = qphs__desc_set_str(&rep.reply_msg, msg);
+	if (!rc)
+		rc = qphs__hs_desc_encode(&rep, out, out_len);
+	qphs__hs_desc_clear(&rep);
+	return rc;
+}
+
+int qphs_request_fail(struct qphs_request *req, int code, const char *text)
+{
+	struct qphs__hs_desc asked;
+	char msg[128], *body = NULL;
+	size_t len = 0;
+	int parsed, rc;
+
+	if (!req)
+		return QPHS_ERR_INVALID_ARGUMENT;
+	if (req->type != QPHS_HS_CONNECTION && req->type != QPHS_HS_OLD_PROTOCOL) {
+		qphs_request_close(req);
+		return 0;
+	}
+	if (!text || !*text) {
+		snprintf(msg, sizeof(msg), "Handshake callback failed: %d", code);
+		text = msg;
+	}
+	/* Pure work, on the caller's thread: the daemon checked the shape. */
+	parsed = qphs__hs_desc_parse(req->json, req->json_len, &asked, NULL, 0) == 0;
+	rc = qphs__error_reply(parsed ? &asked : NULL, text, &body, &len);
+	if (parsed)
+		qphs__hs_desc_clear(&asked);
+	if (rc) {
+		qphs_request_close(req);
+		return rc;
+	}
+	rc = qphs_request_reply(req, body, len);
+	free(body);
+	return rc;
 }
 
 void qphs__door_drain(struct qphs_daemon *d)

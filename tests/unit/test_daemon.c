@@ -135,6 +135,41 @@ START_TEST(daemon_closes_probe_of_wrong_shape)
 }
 END_TEST
 
+static void fail_handler(struct qphs_request *req, void *user)
+{
+	(void)user;
+	qphs_request_fail(req, QPHS_ERR_CONTEXT, NULL);
+}
+
+START_TEST(daemon_handler_failure_becomes_reply_msg_or_close)
+{
+	struct qphs_client_result res;
+	struct qphs_daemon *d = NULL;
+	struct qphs_config cfg;
+	int rc;
+
+	hs_test_config(&cfg);
+	ck_assert_int_eq(qphs_daemon_new(&cfg, &d), 0);
+	qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, fail_handler, NULL);
+	qphs_daemon_set_handler(d, QPHS_HS_METADATA, fail_handler, NULL);
+	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
+	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	rc = qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
+				 strlen(CONN_BODY), &res);
+	ck_assert_int_eq(rc, QPHS_ERR_REJECT_HANDSHAKE);
+	ck_assert_str_eq(res.errstr, "Handshake callback failed: -202");
+	ck_assert_ptr_nonnull(strstr(res.reply, "\"local_nic_path\":\"b:2@y\""));
+	ck_assert_ptr_nonnull(strstr(res.reply, "\"peer_nic_path\":\"a:1@x\""));
+	free(res.reply);
+	/* A Metadata reply has no reply_msg: the failure is a close. */
+	rc = qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_METADATA, "{}\n", 3, &res);
+	ck_assert_int_eq(rc, QPHS_ERR_PEER_CLOSED);
+	unit_hit(rc);
+	hs_test_assert_probe(d);
+	qphs_daemon_free(d);
+}
+END_TEST
+
 static const struct bad_frame {
 	const char *what;
 	const char *bytes;
@@ -516,6 +551,7 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, daemon_connection_of_wrong_shape_gets_reply_msg);
 	tcase_add_test(tc, daemon_closes_probe_of_wrong_shape);
 	tcase_add_test(tc, daemon_handler_answers_from_another_thread);
+	tcase_add_test(tc, daemon_handler_failure_becomes_reply_msg_or_close);
 	tc = unit_tcase(s, "bad_frames", 20);
 	tcase_add_loop_test(tc, daemon_closes_each_bad_frame_and_keeps_serving, 0, (int)N_BAD);
 	tcase_add_test(tc, daemon_live_bytes_return_to_baseline_after_10000_bad_frames);

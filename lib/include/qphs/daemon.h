@@ -106,6 +106,15 @@ QPHS_EXPORT int qphs_request_reply(struct qphs_request *req, const char *json,
 /* Completes req by closing the connection without a reply.  Any thread. */
 QPHS_EXPORT void qphs_request_close(struct qphs_request *req);
 
+/* Completes req as failed (added).  A Connection or old-protocol request
+ * gets a reply whose reply_msg is text (copied; NULL or "" gives
+ * "Handshake callback failed: <code>", SPEC §6) and whose nic paths are the
+ * request's, swapped; any other request has no body to carry an error and
+ * is closed without a reply.  Any thread; req is freed.  Returns as
+ * qphs_request_reply. */
+QPHS_EXPORT int qphs_request_fail(struct qphs_request *req, int code,
+				  const char *text);
+
 struct qphs_daemon_stats {
 	uint64_t accepted;
 	uint64_t replied;
