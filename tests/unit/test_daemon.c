@@ -170,6 +170,33 @@ START_TEST(daemon_handler_failure_becomes_reply_msg_or_close)
 }
 END_TEST
 
+START_TEST(daemon_picks_ports_in_the_rpc_range)
+{
+	struct qphs_daemon *a = NULL, *b = NULL, *c = NULL;
+	struct qphs_config cfg;
+	uint16_t port;
+
+	hs_test_config(&cfg);
+	a = hs_test_daemon(&cfg, NULL);
+	port = qphs_daemon_port(a);
+	ck_assert_uint_ge(port, cfg.min_rpc_port);
+	ck_assert_uint_le(port, cfg.max_rpc_port);
+	/* A range of one port, taken: 500 tries, then a clear error. */
+	cfg.min_rpc_port = cfg.max_rpc_port = port;
+	ck_assert_int_eq(qphs_daemon_new(&cfg, &b), 0);
+	ck_assert_int_eq(qphs_daemon_listen(b, "127.0.0.1", 0), QPHS_ERR_NO_PORT);
+	unit_hit(QPHS_ERR_NO_PORT);
+	ck_assert_ptr_nonnull(strstr(qphs_daemon_errstr(b), "500"));
+	/* The same port asked for by number. */
+	ck_assert_int_eq(qphs_daemon_new(&cfg, &c), 0);
+	ck_assert_int_eq(qphs_daemon_listen(c, "127.0.0.1", port), QPHS_ERR_ADDR_IN_USE);
+	unit_hit(QPHS_ERR_ADDR_IN_USE);
+	qphs_daemon_free(c);
+	qphs_daemon_free(b);
+	qphs_daemon_free(a);
+}
+END_TEST
+
 static const struct bad_frame {
 	const char *what;
 	const char *bytes;
@@ -552,6 +579,7 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, daemon_closes_probe_of_wrong_shape);
 	tcase_add_test(tc, daemon_handler_answers_from_another_thread);
 	tcase_add_test(tc, daemon_handler_failure_becomes_reply_msg_or_close);
+	tcase_add_test(tc, daemon_picks_ports_in_the_rpc_range);
 	tc = unit_tcase(s, "bad_frames", 20);
 	tcase_add_loop_test(tc, daemon_closes_each_bad_frame_and_keeps_serving, 0, (int)N_BAD);
 	tcase_add_test(tc, daemon_live_bytes_return_to_baseline_after_10000_bad_frames);
