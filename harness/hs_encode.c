@@ -6,6 +6,7 @@
  * so what goes out is what libqphs itself would send; --raw frames the
  * bytes untouched, for building frames a peer should reject.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,7 +200,10 @@ int hs_encode_main(int argc, char **argv)
 		return rc;
 	rc = hs_read_stdin((size_t)QPHS_MAX_LENGTH_MAX - 1, &in, &in_len);
 	if (rc) {
-		hs_print_error("encode", rc, "reading stdin");
+		hs_print_error("encode", rc,
+			       rc == QPHS_ERR_SOCKET ? strerror(errno)
+			       : rc == QPHS_ERR_FRAME_TOO_LONG ? "stdin holds more than 128 MiB"
+							       : "reading stdin");
 		return QPLAB_EXIT_FAIL;
 	}
 	if (o.raw) {
