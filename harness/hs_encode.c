@@ -130,7 +130,8 @@ static int reencode_probe(const char *in, size_t len, char **out, size_t *out_le
 
 	if (rc || (rc = qphs__json_parse(in, len, &obj, err, errlen)) != 0)
 		return rc;
-	keys = json_object_object_length(obj);
+	/* probe_parse took it as an object; do not rely on that for null. */
+	keys = json_object_is_type(obj, json_type_object) ? json_object_object_length(obj) : -1;
 	if (keys == 0) {
 		*out = strdup("{}\n");
 		*out_len = 3;
