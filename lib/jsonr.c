@@ -59,6 +59,88 @@ static int has_non_finite(struct json_object *v)
 	}
 }
 
+/* A number token of the text: 1 when it is an integer beyond 64 bits
+ * (jsoncpp reads those as doubles; json-c would saturate them). */
+static int big_integer(const char *s, size_t n)
+{
+	int neg = s[0] == '-';
+	const char *d = s + neg;
+	size_t digits = n - (size_t)neg;
+	const char *limit = neg ? "9223372036854775808" : "18446744073709551615";
+
+	if (digits != strlen(limit))
+		return digits > strlen(limit);
+	return memcmp(d, limit, digits) > 0;
+}
+
+/* One pass over the text outside strings, for what json-c's strict mode
+ * lets through but JSON (and jsoncpp) does not: single-quoted strings.  It
+ * also counts integers beyond 64 bits, so the caller can make them doubles.
+ * Returns -1 for a single quote, else the number of big integers. */
+static long scan_text(const char *s, size_t n, size_t *first_quote)
+{
+	long big = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"') {
+			for (i++; i < n && s[i] != '"'; i++)
+				i += s[i] == '\\';
+		} else if (s[i] == '\'') {
+			*first_quote = i;
+			return -1;
+		} else if (s[i] == '-' || (s[i] >= '0' && s[i] <= '9')) {
+			size_t j = i + 1;
+			while (j < n && s[j] >= '0' && s[j] <= '9')
+				j++;
+			if ((j >= n || (s[j] != '.' && s[j] != 'e' && s[j] != 'E')) &&
+			    big_integer(s + i, j - i))
+				big++;
+			while (j < n && strchr("0123456789.eE+-", s[j]))
+				j++;
+			i = j - 1;
+		}
+	}
+	return big;
+}
+
+/* A copy of the text with ".0" after every integer beyond 64 bits, so that
+ * json-c reads it as the same double jsoncpp does.  NULL on ENOMEM. */
+static char *widen_big_integers(const char *s, size_t n, long big, size_t *out_len)
+{
+	char *out = malloc(n + 2 * (size_t)big + 1);
+	size_t o = 0;
+
+	for (size_t i = 0; out && i < n; i++) {
+		if (s[i] == '"') {
+			size_t j = i;
+			for (j++; j < n && s[j] != '"'; j++)
+				j += s[j] == '\\';
+			j = j < n ? j : n - 1;
+			memcpy(out + o, s + i, j - i + 1);
+			o += j - i + 1;
+			i = j;
+		} else if (s[i] == '-' || (s[i] >= '0' && s[i] <= '9')) {
+			size_t j = i + 1;
+			while (j < n && s[j] >= '0' && s[j] <= '9')
+				j++;
+			memcpy(out + o, s + i, j - i);
+			o += j - i;
+			if ((j >= n || (s[j] != '.' && s[j] != 'e' && s[j] != 'E')) &&
+			    big_integer(s + i, j - i)) {
+				memcpy(out + o, ".0", 2);
+				o += 2;
+			}
+			i = j - 1;
+		} else {
+			out[o++] = s[i];
+		}
+	}
+	if (out)
+		out[o] = '\0';
+	*out_len = o;
+	return out;
+}
+
 static int parse_error(struct json_tokener *tok, size_t at, char *err, size_t errlen)
 {
 	enum json_tokener_error e = json_tokener_get_error(tok);
@@ -71,21 +153,49 @@ static int parse_error(struct json_tokener *tok, size_t at, char *err, size_t er
 			     json_tokener_error_desc(e), at);
 }
 
+static int parse_text(const char *json, size_t json_len, struct json_object **out,
+		      char *err, size_t errlen);
+
 int qphs__json_parse(const char *json, size_t json_len, struct json_object **out,
 		     char *err, size_t errlen)
 {
-	struct json_tokener *tok;
-	struct json_object *obj;
-	size_t end;
+	size_t quote = 0, wide_len;
+	long big;
+	char *wide;
+	int rc;
 
 	*out = NULL;
 	if (only_space(json, json_len))
 		return qphs__jr_fail(err, errlen, QPHS_ERR_FRAME_EMPTY_BODY,
 				     "body is empty (%zu bytes of whitespace)", json_len);
+	big = scan_text(json, json_len, &quote);
+	if (big < 0)
+		return qphs__jr_fail(err, errlen, QPHS_ERR_FRAME_NOT_JSON,
+				     "not JSON: single quote at byte %zu", quote);
+	if (!big)
+		return parse_text(json, json_len, out, err, errlen);
+	wide = widen_big_integers(json, json_len, big, &wide_len);
+	if (!wide)
+		return QPHS_ERR_MEMORY;
+	rc = parse_text(wide, wide_len, out, err, errlen);
+	free(wide);
+	return rc;
+}
+
+static int parse_text(const char *json, size_t json_len, struct json_object **out,
+		      char *err, size_t errlen)
+{
+	struct json_tokener *tok;
+	struct json_object *obj;
+	size_t end;
+
 	tok = json_tokener_new_ex(QPHS_MAX_DEPTH);
 	if (!tok)
 		return QPHS_ERR_MEMORY;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	/* Strict mode would fold trailing bytes into "not JSON"; we report them
+	 * as such (QPHS_ERR_FRAME_TRAILING) from the parse end instead. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS |
+					    JSON_TOKENER_VALIDATE_UTF8);
 	obj = json_tokener_parse_ex(tok, json, (int)json_len);
 	end = json_tokener_get_parse_end(tok);
 	if (!obj && json_tokener_get_error(tok) == json_tokener_continue) {
@@ -93,17 +203,19 @@ int qphs__json_parse(const char *json, size_t json_len, struct json_object **out
 		obj = json_tokener_parse_ex(tok, "", 1);
 		end = json_len;
 	}
-	if (!obj) {
+	if (json_tokener_get_error(tok) != json_tokener_success) {
 		int rc = parse_error(tok, end, err, errlen);
 		json_tokener_free(tok);
 		return rc;
 	}
 	json_tokener_free(tok);
-	if (!only_space(json + end, json_len - end)) {
+	while (end < json_len && only_space(json + end, 1))
+		end++;
+	if (end < json_len) {
 		json_object_put(obj);
 		return qphs__jr_fail(err, errlen, QPHS_ERR_FRAME_TRAILING,
-				     "%zu bytes after the JSON value (at byte %zu)",
-				     json_len - end, end);
+				     "bytes after the JSON value, at byte %zu (%zu of them)", end,
+				     json_len - end);
 	}
 	if (has_non_finite(obj)) {
 		json_object_put(obj);
@@ -190,11 +302,14 @@ int qphs__jr_uint(struct json_object *v, const char *what, const char *kind,
 			return 0;
 		}
 	}
+	if (ty == json_type_string)
+		return qphs__jr_fail(err, errlen, QPHS_ERR_BODY_WRONG_TYPE,
+				     "%s: \"%.40s\" is a string, not %s (a number 0..%" PRIu64 ")",
+				     what, json_object_get_string(v), kind, max);
 	if (ty != json_type_int && ty != json_type_double)
 		return qphs__jr_fail(err, errlen, QPHS_ERR_BODY_WRONG_TYPE,
 				     "%s: %s is not %s (a number 0..%" PRIu64 ")", what,
-				     ty == json_type_string ? json_object_get_string(v) : type_word(v),
-				     kind, max);
+				     type_word(v), kind, max);
 	qphs__json_scalar_text(v, t, sizeof(t));
 	return qphs__jr_fail(err, errlen, QPHS_ERR_BODY_OUT_OF_RANGE,
 			     "%s: %s is not %s (0..%" PRIu64 ")", what, t, kind, max);
