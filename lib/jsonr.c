@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,29 +34,67 @@ static int only_space(const char *s, size_t n)
 	return 1;
 }
 
-/* NaN and Infinity are not JSON (jsoncpp rejects them), but json-c reads
- * them even in strict mode; so does an exponent that overflows to inf, which
- * we refuse too rather than write back as 1e+9999. */
-static int has_non_finite(struct json_object *v)
+/* Well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing
+ * above U+10FFFF.  json-c's own check looks at the structure only. */
+static int utf8_ok(const unsigned char *s, size_t n)
 {
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i], need, cp;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		need = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
+		if (c < 0xC2 || c > 0xF4 || n - i <= need)
+			return 0;
+		cp = c & (0x3Fu >> need);
+		for (unsigned k = 1; k <= need; k++) {
+			if ((s[i + k] & 0xC0) != 0x80)
+				return 0;
+			cp = (cp << 6) | (s[i + k] & 0x3Fu);
+		}
+		if ((need == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+		    (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+			return 0;
+		i += need + 1;
+	}
+	return 1;
+}
+
+/* What json-c's strict mode lets through but JSON (and jsoncpp) does not:
+ * NaN, Infinity and exponents that overflow to inf; and, beyond jsoncpp,
+ * strings that are not well-formed UTF-8 (Mooncake writes non-ASCII only as
+ * \u escapes, so it never sends them).  Returns a message or NULL. */
+static const char *bad_value(struct json_object *v)
+{
+	const char *why = NULL;
+
 	switch (json_object_get_type(v)) {
 	case json_type_double:
-		return !isfinite(json_object_get_double(v));
+		return isfinite(json_object_get_double(v))
+			       ? NULL
+			       : "NaN, Infinity or a number too large for a double";
+	case json_type_string:
+		return utf8_ok((const unsigned char *)json_object_get_string(v),
+			       (size_t)json_object_get_string_len(v))
+			       ? NULL
+			       : "a string is not well-formed UTF-8";
 	case json_type_array:
-		for (size_t i = 0; i < json_object_array_length(v); i++)
-			if (has_non_finite(json_object_array_get_idx(v, i)))
-				return 1;
-		return 0;
+		for (size_t i = 0; !why && i < json_object_array_length(v); i++)
+			why = bad_value(json_object_array_get_idx(v, i));
+		return why;
 	case json_type_object: {
 		json_object_object_foreach(v, k, e) {
-			(void)k;
-			if (has_non_finite(e))
-				return 1;
+			if (!utf8_ok((const unsigned char *)k, strlen(k)))
+				return "a key is not well-formed UTF-8";
+			if ((why = bad_value(e)))
+				return why;
 		}
-		return 0;
+		return NULL;
 	}
 	default:
-		return 0;
+		return NULL;
 	}
 }
 
@@ -73,72 +112,49 @@ static int big_integer(const char *s, size_t n)
 	return memcmp(d, limit, digits) > 0;
 }
 
-/* One pass over the text outside strings, for what json-c's strict mode
- * lets through but JSON (and jsoncpp) does not: single-quoted strings.  It
- * also counts integers beyond 64 bits, so the caller can make them doubles.
- * Returns -1 for a single quote, else the number of big integers. */
-static long scan_text(const char *s, size_t n, size_t *first_quote)
+static int digit(char c)
 {
-	long big = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '"') {
-			for (i++; i < n && s[i] != '"'; i++)
-				i += s[i] == '\\';
-		} else if (s[i] == '\'') {
-			*first_quote = i;
-			return -1;
-		} else if (s[i] == '-' || (s[i] >= '0' && s[i] <= '9')) {
-			size_t j = i + 1;
-			while (j < n && s[j] >= '0' && s[j] <= '9')
-				j++;
-			if ((j >= n || (s[j] != '.' && s[j] != 'e' && s[j] != 'E')) &&
-			    big_integer(s + i, j - i))
-				big++;
-			while (j < n && strchr("0123456789.eE+-", s[j]))
-				j++;
-			i = j - 1;
-		}
-	}
-	return big;
+	return c >= '0' && c <= '9';
 }
 
-/* A copy of the text with ".0" after every integer beyond 64 bits, so that
- * json-c reads it as the same double jsoncpp does.  NULL on ENOMEM. */
-static char *widen_big_integers(const char *s, size_t n, long big, size_t *out_len)
+/* One pass over the text, strings skipped, for what json-c's strict mode
+ * lets through but JSON does not (a single quote: *quote is its offset,
+ * else SIZE_MAX), and for integers beyond 64 bits, which jsoncpp reads as
+ * doubles and json-c would saturate: the text is copied into out (when not
+ * NULL) with ".0" after each, so json-c reads the same double.  Returns the
+ * length of that copy; a first pass with out NULL sizes it. */
+static size_t rewrite_text(const char *s, size_t n, char *out, size_t *quote)
 {
-	char *out = malloc(n + 2 * (size_t)big + 1);
 	size_t o = 0;
 
-	for (size_t i = 0; out && i < n; i++) {
+	*quote = SIZE_MAX;
+	for (size_t i = 0, j; i < n; i = j) {
+		int big = 0;
+
+		j = i + 1;
 		if (s[i] == '"') {
-			size_t j = i;
-			for (j++; j < n && s[j] != '"'; j++)
-				j += s[j] == '\\';
-			j = j < n ? j : n - 1;
-			memcpy(out + o, s + i, j - i + 1);
-			o += j - i + 1;
-			i = j;
-		} else if (s[i] == '-' || (s[i] >= '0' && s[i] <= '9')) {
-			size_t j = i + 1;
-			while (j < n && s[j] >= '0' && s[j] <= '9')
+			while (j < n && s[j] != '"')
+				j += s[j] == '\\' && j + 1 < n ? 2 : 1;
+			j = j < n ? j + 1 : n;
+		} else if (s[i] == '-' || digit(s[i])) {
+			while (j < n && digit(s[j]))
 				j++;
-			memcpy(out + o, s + i, j - i);
-			o += j - i;
-			if ((j >= n || (s[j] != '.' && s[j] != 'e' && s[j] != 'E')) &&
-			    big_integer(s + i, j - i)) {
-				memcpy(out + o, ".0", 2);
-				o += 2;
-			}
-			i = j - 1;
-		} else {
-			out[o++] = s[i];
+			if (j < n && (s[j] == '.' || s[j] == 'e' || s[j] == 'E'))
+				while (j < n && (digit(s[j]) || strchr(".eE+-", s[j])))
+					j++;
+			else
+				big = big_integer(s + i, j - i);
+		} else if (s[i] == '\'' && *quote == SIZE_MAX) {
+			*quote = i;
 		}
+		if (out)
+			memcpy(out + o, s + i, j - i);
+		o += j - i;
+		if (big && out)
+			memcpy(out + o, ".0", 2);
+		o += big ? 2 : 0;
 	}
-	if (out)
-		out[o] = '\0';
-	*out_len = o;
-	return out;
+	return o;
 }
 
 static int parse_error(struct json_tokener *tok, size_t at, char *err, size_t errlen)
@@ -159,8 +175,7 @@ static int parse_text(const char *json, size_t json_len, struct json_object **ou
 int qphs__json_parse(const char *json, size_t json_len, struct json_object **out,
 		     char *err, size_t errlen)
 {
-	size_t quote = 0, wide_len;
-	long big;
+	size_t quote, wide_len;
 	char *wide;
 	int rc;
 
@@ -168,15 +183,17 @@ int qphs__json_parse(const char *json, size_t json_len, struct json_object **out
 	if (only_space(json, json_len))
 		return qphs__jr_fail(err, errlen, QPHS_ERR_FRAME_EMPTY_BODY,
 				     "body is empty (%zu bytes of whitespace)", json_len);
-	big = scan_text(json, json_len, &quote);
-	if (big < 0)
+	wide_len = rewrite_text(json, json_len, NULL, &quote);
+	if (quote != SIZE_MAX)
 		return qphs__jr_fail(err, errlen, QPHS_ERR_FRAME_NOT_JSON,
 				     "not JSON: single quote at byte %zu", quote);
-	if (!big)
+	if (wide_len == json_len)
 		return parse_text(json, json_len, out, err, errlen);
-	wide = widen_big_integers(json, json_len, big, &wide_len);
+	wide = malloc(wide_len + 1);
 	if (!wide)
 		return QPHS_ERR_MEMORY;
+	rewrite_text(json, json_len, wide, &quote);
+	wide[wide_len] = '\0';
 	rc = parse_text(wide, wide_len, out, err, errlen);
 	free(wide);
 	return rc;
@@ -187,6 +204,7 @@ static int parse_text(const char *json, size_t json_len, struct json_object **ou
 {
 	struct json_tokener *tok;
 	struct json_object *obj;
+	const char *why;
 	size_t end;
 
 	tok = json_tokener_new_ex(QPHS_MAX_DEPTH);
@@ -217,10 +235,9 @@ static int parse_text(const char *json, size_t json_len, struct json_object **ou
 				     "bytes after the JSON value, at byte %zu (%zu of them)", end,
 				     json_len - end);
 	}
-	if (has_non_finite(obj)) {
+	if ((why = bad_value(obj))) {
 		json_object_put(obj);
-		return qphs__jr_fail(err, errlen, QPHS_ERR_FRAME_NOT_JSON,
-				     "not JSON: NaN, Infinity or a number too large for a double");
+		return qphs__jr_fail(err, errlen, QPHS_ERR_FRAME_NOT_JSON, "not JSON: %s", why);
 	}
 	*out = obj;
 	return 0;
