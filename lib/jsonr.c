@@ -1,5 +1,6 @@
 /* Strict JSON parsing and key readers shared by the message bodies. */
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -207,6 +208,9 @@ static int parse_text(const char *json, size_t json_len, struct json_object **ou
 	const char *why;
 	size_t end;
 
+	if (json_len > INT_MAX) /* json-c counts in int; frames stop at 128 MiB */
+		return qphs__jr_fail(err, errlen, QPHS_ERR_FRAME_TOO_LONG,
+				     "body of %zu bytes is too long to parse", json_len);
 	tok = json_tokener_new_ex(QPHS_MAX_DEPTH);
 	if (!tok)
 		return QPHS_ERR_MEMORY;
