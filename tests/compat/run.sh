@@ -63,6 +63,33 @@ else
 	cp tests/compat/golden.txt "$out/ref.out"
 fi
 
+# Golden frames: the body each side writes, framed; compared with frames/.
+frame_hex() { # TYPE BODYHEX -> the frame as hex
+	local len=$(( ${#2} / 2 )) le=""
+	[ "$1" = old ] || len=$((len + 1))
+	for i in 0 1 2 3 4 5 6 7; do le+=$(printf '%02x' $(( (len >> (8 * i)) & 255 ))); done
+	printf '%s%s%s\n' "$le" "${1/old/}" "$2"
+}
+grep -v '^#' tests/compat/frames.txt | awk '{ $2 = "same"; $1 = ""; print substr($0, 2) }' >"$out/frames.table"
+"$out/ours" <"$out/frames.table" >"$out/frames.ours"
+[ $have_ref = 1 ] && "$out/mooncake_ref" <"$out/frames.table" >"$out/frames.ref"
+mkdir -p tests/compat/frames
+frame_fails=0 nframes=0
+while read -r name type _; do
+	nframes=$((nframes + 1))
+	ours=$(sed -n "${nframes}p" "$out/frames.ours" | sed 's/.* enc=//')
+	if [ $update = 1 ]; then
+		ref=$(sed -n "${nframes}p" "$out/frames.ref" | sed 's/.* enc=//')
+		frame_hex "$type" "$ref" >"tests/compat/frames/$name.hex"
+	fi
+	if [ "$(frame_hex "$type" "$ours")" != "$(cat "tests/compat/frames/$name.hex")" ]; then
+		echo "not ok - frame $name: libqphs writes $(frame_hex "$type" "$ours")"
+		frame_fails=$((frame_fails + 1))
+	fi
+done < <(grep -v '^#' tests/compat/frames.txt)
+echo "# compat: $nframes golden frames compared, $frame_fails failures"
+[ $frame_fails = 0 ] || exit 1
+
 grep -v '^#' tests/compat/table.txt | grep -v '^$' >"$out/table.rows"
 paste -d '\t' "$out/table.rows" "$out/ref.out" "$out/ours.out" | awk -F '\t' -v verbose=$verbose '
 {
