@@ -118,44 +118,111 @@ static int digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* One pass over the text, strings skipped, for what json-c's strict mode
- * lets through but JSON does not (a single quote: *quote is its offset,
- * else SIZE_MAX), and for integers beyond 64 bits, which jsoncpp reads as
- * doubles and json-c would saturate: the text is copied into out (when not
- * NULL) with ".0" after each, so json-c reads the same double.  Returns the
- * length of that copy; a first pass with out NULL sizes it. */
-static size_t rewrite_text(const char *s, size_t n, char *out, size_t *quote)
+static int hex4(const char *s, unsigned *v)
 {
-	size_t o = 0;
+	*v = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = s[i], l = (char)(c | 0x20);
+		int d = digit(c) ? c - '0' : l >= 'a' && l <= 'f' ? l - 'a' + 10 : -1;
+
+		if (d < 0)
+			return 0;
+		*v = *v * 16 + (unsigned)d;
+	}
+	return 1;
+}
+
+/* "\uD8xx\uDCxx" at s: the code point of the pair, or 0. */
+static unsigned surrogate_pair(const char *s, size_t n)
+{
+	unsigned hi, lo;
+
+	if (n < 12 || s[0] != '\\' || s[1] != 'u' || s[6] != '\\' || s[7] != 'u' ||
+	    !hex4(s + 2, &hi) || !hex4(s + 8, &lo) || hi < 0xD800 || hi > 0xDBFF ||
+	    lo < 0xDC00 || lo > 0xDFFF)
+		return 0;
+	return 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+}
+
+struct sink {
+	char *out; /* NULL: only count */
+	size_t len;
+};
+
+static void emit(struct sink *k, const char *p, size_t n)
+{
+	if (k->out)
+		memcpy(k->out + k->len, p, n);
+	k->len += n;
+}
+
+/* A string token starting at s[0] == '"'; returns its length in the text.
+ * Escaped surrogate pairs are written as the UTF-8 bytes they stand for:
+ * json-c 0.16 turns some valid pairs (\ud876\udc00, \ud836\udc00, ...)
+ * into U+FFFD, and Mooncake writes every character above U+FFFF as a pair. */
+static size_t string_token(const char *s, size_t n, struct sink *k, size_t *changes)
+{
+	size_t j = 1;
+
+	emit(k, s, 1);
+	while (j < n && s[j] != '"') {
+		unsigned cp = s[j] == '\\' ? surrogate_pair(s + j, n - j) : 0;
+		size_t step = s[j] == '\\' && j + 1 < n ? 2 : 1;
+
+		if (cp) {
+			char u[4] = {(char)(0xF0 | (cp >> 18)), (char)(0x80 | ((cp >> 12) & 0x3F)),
+				     (char)(0x80 | ((cp >> 6) & 0x3F)), (char)(0x80 | (cp & 0x3F))};
+			emit(k, u, 4);
+			j += 12;
+			(*changes)++;
+			continue;
+		}
+		emit(k, s + j, step);
+		j += step;
+	}
+	if (j < n)
+		emit(k, s + j++, 1);
+	return j;
+}
+
+/* One pass over the text for what json-c's strict mode lets through but
+ * JSON does not (a single quote outside strings: *quote is its offset, else
+ * SIZE_MAX); for integers beyond 64 bits, which jsoncpp reads as doubles
+ * and json-c would saturate (".0" is added so json-c reads the same
+ * double); and for escaped surrogate pairs (see string_token).  Writes the
+ * rewritten text into out when not NULL (a first pass with NULL sizes it)
+ * and returns its length; *changes counts the rewrites. */
+static size_t rewrite_text(const char *s, size_t n, char *out, size_t *quote,
+			   size_t *changes)
+{
+	struct sink k = {out, 0};
 
 	*quote = SIZE_MAX;
+	*changes = 0;
 	for (size_t i = 0, j; i < n; i = j) {
-		int big = 0;
-
 		j = i + 1;
 		if (s[i] == '"') {
-			while (j < n && s[j] != '"')
-				j += s[j] == '\\' && j + 1 < n ? 2 : 1;
-			j = j < n ? j + 1 : n;
-		} else if (s[i] == '-' || digit(s[i])) {
+			j = i + string_token(s + i, n - i, &k, changes);
+			continue;
+		}
+		if (s[i] == '-' || digit(s[i])) {
 			while (j < n && digit(s[j]))
 				j++;
-			if (j < n && (s[j] == '.' || s[j] == 'e' || s[j] == 'E'))
+			if (j < n && (s[j] == '.' || s[j] == 'e' || s[j] == 'E')) {
 				while (j < n && (digit(s[j]) || strchr(".eE+-", s[j])))
 					j++;
-			else
-				big = big_integer(s + i, j - i);
+			} else if (big_integer(s + i, j - i)) {
+				emit(&k, s + i, j - i);
+				emit(&k, ".0", 2);
+				(*changes)++;
+				continue;
+			}
 		} else if (s[i] == '\'' && *quote == SIZE_MAX) {
 			*quote = i;
 		}
-		if (out)
-			memcpy(out + o, s + i, j - i);
-		o += j - i;
-		if (big && out)
-			memcpy(out + o, ".0", 2);
-		o += big ? 2 : 0;
+		emit(&k, s + i, j - i);
 	}
-	return o;
+	return k.len;
 }
 
 static int parse_error(struct json_tokener *tok, size_t at, char *err, size_t errlen)
@@ -176,7 +243,7 @@ static int parse_text(const char *json, size_t json_len, struct json_object **ou
 int qphs__json_parse(const char *json, size_t json_len, struct json_object **out,
 		     char *err, size_t errlen)
 {
-	size_t quote, wide_len;
+	size_t quote, wide_len, changes;
 	char *wide;
 	int rc;
 
@@ -184,16 +251,16 @@ int qphs__json_parse(const char *json, size_t json_len, struct json_object **out
 	if (only_space(json, json_len))
 		return qphs__jr_fail(err, errlen, QPHS_ERR_FRAME_EMPTY_BODY,
 				     "body is empty (%zu bytes of whitespace)", json_len);
-	wide_len = rewrite_text(json, json_len, NULL, &quote);
+	wide_len = rewrite_text(json, json_len, NULL, &quote, &changes);
 	if (quote != SIZE_MAX)
 		return qphs__jr_fail(err, errlen, QPHS_ERR_FRAME_NOT_JSON,
 				     "not JSON: single quote at byte %zu", quote);
-	if (wide_len == json_len)
+	if (!changes)
 		return parse_text(json, json_len, out, err, errlen);
 	wide = malloc(wide_len + 1);
 	if (!wide)
 		return QPHS_ERR_MEMORY;
-	rewrite_text(json, json_len, wide, &quote);
+	rewrite_text(json, json_len, wide, &quote, &changes);
 	wide[wide_len] = '\0';
 	rc = parse_text(wide, wide_len, out, err, errlen);
 	free(wide);

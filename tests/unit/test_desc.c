@@ -118,6 +118,35 @@ START_TEST(desc_writer_escapes_like_jsoncpp)
 }
 END_TEST
 
+/* Every escaped surrogate pair reads as its code point and is written back
+ * the same way (json-c 0.16 alone turns some, like \ud876\udc00, into
+ * U+FFFD; the fuzzer found it). */
+START_TEST(desc_reads_every_surrogate_pair)
+{
+	for (unsigned hi = 0xD800; hi <= 0xDBFF; hi++) {
+		for (unsigned lo = 0xDC00; lo <= 0xDFFF; lo += 0x3FF) {
+			unsigned cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+			char json[64], want[64], *out;
+			struct json_object *obj;
+			const unsigned char *u;
+			size_t len;
+
+			snprintf(json, sizeof(json), "[\"\\u%04X\\u%04x\"]", hi, lo);
+			ck_assert_int_eq(qphs__json_parse(json, strlen(json), &obj, NULL, 0), 0);
+			u = (const unsigned char *)json_object_get_string(
+				json_object_array_get_idx(obj, 0));
+			ck_assert_uint_eq(u[0], 0xF0 | (cp >> 18));
+			ck_assert_uint_eq(u[3], 0x80 | (cp & 0x3F));
+			ck_assert_int_eq(qphs__jsonw_write(obj, &out, &len), 0);
+			snprintf(want, sizeof(want), "[\"\\u%04x\\u%04x\"]\n", hi, lo);
+			ck_assert_str_eq(out, want);
+			free(out);
+			json_object_put(obj);
+		}
+	}
+}
+END_TEST
+
 START_TEST(desc_writer_sorts_keys_and_writes_numbers)
 {
 	static const char in[] = "{\"b\":1.5,\"a\":[3.0,1e20,-0.0,0.1],\"ab\":-7,\"B\":"
@@ -468,6 +497,7 @@ Suite *suite_desc(void)
 	tcase_add_test(tc, desc_parse_round_trips_mooncake_body);
 	tcase_add_loop_test(tc, desc_writer_escapes_like_jsoncpp, 0,
 			    sizeof(escape_rows) / sizeof(escape_rows[0]));
+	tcase_add_test(tc, desc_reads_every_surrogate_pair);
 	tcase_add_test(tc, desc_writer_sorts_keys_and_writes_numbers);
 	tcase_add_loop_test(tc, desc_stringifies_scalars_in_string_keys, 0,
 			    sizeof(stringify_rows) / sizeof(stringify_rows[0]));
