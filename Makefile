@@ -60,7 +60,7 @@ SHARED_LIB := $(BUILD)/libqphs.so
 QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
-.PHONY: all unit check sanitize valgrind fuzz bench lab install uninstall clean deps-check help
+.PHONY: all unit compat check sanitize valgrind fuzz bench lab install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -70,6 +70,7 @@ help:
 	@echo "make check      the test command: unit tests, then the lab self-tests"
 	@echo "make lab        the scenario catalogue on the best backend"
 	@echo "make unit       Check unit tests only (no RDMA, no root)"
+	@echo "make compat     the message bodies against Mooncake's JSON library"
 	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
 	@echo "make valgrind   unit tests under valgrind"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS=$(FUZZ_SECONDS) each"
@@ -126,6 +127,12 @@ unit: deps-check all $(BUILD)/tests/unit
 
 check: deps-check
 	$(MAKE) unit
+	$(MAKE) compat
+
+# The differential test of the message bodies against jsoncpp 1.9.5, the JSON
+# library Mooncake links (tests/compat/run.sh).
+compat: deps-check $(STATIC_LIB)
+	BUILD=$(BUILD) tests/compat/run.sh
 
 sanitize: deps-check
 	$(MAKE) BUILD=build/sanitize SANITIZE=1 QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-3} unit
