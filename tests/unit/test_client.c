@@ -74,10 +74,12 @@ START_TEST(client_reports_each_daemon_fault)
 	int rc;
 
 	ck_assert_int_eq(qphs_fault_parse(fault_rows[_i].fault, &f, err, sizeof(err)), 0);
+	/* The daemon holds a stalled connection for its reply_timeout_ms: make
+	 * that far longer than the client's, so the client's timer fires first. */
 	hs_test_config(&cfg);
-	/* The stall and the long delay must outlast the client's patience. */
-	cfg.reply_timeout_ms = (int)(unit_timeout(1) * 1000);
+	cfg.reply_timeout_ms = (int)(unit_timeout(20) * 1000);
 	d = hs_test_daemon(&cfg, &f);
+	cfg.reply_timeout_ms = (int)(unit_timeout(1) * 1000);
 	rc = qphs_client_request(&cfg, hs_test_addr(d), fault_rows[_i].type, body, strlen(body),
 				 &res);
 	ck_assert_msg(rc == fault_rows[_i].code, "fault %s: got %s (%s), want %s",
