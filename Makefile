@@ -4,6 +4,8 @@
 # path honours DESTDIR.  BUILD selects the output directory, so the
 # sanitizer build lives beside the plain one without mixing objects.
 
+SHELL      := /bin/bash
+
 PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
