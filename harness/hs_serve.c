@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "desc.h"
 #include "qphs.h"
+#include "request.h"
 #include "wire.h"
 
 #define SERVE_QPN_BASE 1000u /* the built-in reply's QP numbers: 1000, 1001, ... */
@@ -99,27 +100,20 @@ static int builtin_connection(const struct qphs__hs_desc *asked, const char *rep
 
 static void answer_connection(struct serve *s, struct qphs_request *req)
 {
-	struct qphs__hs_desc asked;
-	const char *json;
+	/* The daemon parsed and checked the body already. */
+	const struct qphs__hs_desc *asked = qphs__request_desc(req);
+	int reject = s->fault.kind == QPHS_FAULT_REJECT;
 	char *body = NULL;
 	size_t len;
-	int reject = s->fault.kind == QPHS_FAULT_REJECT;
 
 	if (s->reply && !reject) {
 		qphs_request_reply(req, s->reply, s->reply_len);
 		return;
 	}
-	json = qphs_request_json(req, &len);
-	/* The daemon checked the shape already: this parse cannot fail. */
-	if (qphs__hs_desc_parse(json, len, &asked, NULL, 0) != 0) {
-		qphs_request_close(req);
-		return;
-	}
-	if (builtin_connection(&asked, reject ? s->fault.text : "", &body, &len) != 0)
+	if (!asked || builtin_connection(asked, reject ? s->fault.text : "", &body, &len) != 0)
 		qphs_request_close(req);
 	else
 		qphs_request_reply(req, body, len);
-	qphs__hs_desc_clear(&asked);
 	free(body);
 }
 

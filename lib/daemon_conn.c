@@ -245,8 +245,9 @@ static bool is_frame_error(int rc)
 }
 
 /* No handler registered: the built-in answers (docs/hs.md). */
-static void builtin(struct conn *c, struct qphs_request *req, const struct qphs__hs_desc *desc)
+static void builtin(struct conn *c, struct qphs_request *req)
 {
+	const struct qphs__hs_desc *desc = &req->desc;
 	char msg[512];
 	const char *at;
 
@@ -297,8 +298,15 @@ static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs__f
 	}
 	req = qphs__request_new(d, c, f->type, f->json, f->json_len);
 	if (!req) {
+		if (htype == QPHS_HS_CONNECTION)
+			qphs__hs_desc_clear(&desc);
 		qphs__conn_close(d, c);
-		goto out;
+		return;
+	}
+	if (htype == QPHS_HS_CONNECTION) {
+		/* The request owns the parsed body from here on. */
+		req->desc = desc;
+		req->has_desc = true;
 	}
 	c->req = req;
 	qphs__timer_arm(d, c, T_WAIT);
@@ -306,14 +314,11 @@ static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs__f
 	if (h->fn)
 		h->fn(req, h->user);
 	else
-		builtin(c, req, &desc);
+		builtin(c, req);
 	/* Still unanswered: stop reading while the handler works (an error or
 	 * hang-up is still reported, and closes the connection). */
 	if (c->state == C_WAIT)
 		set_events(d, c, 0);
-out:
-	if (htype == QPHS_HS_CONNECTION)
-		qphs__hs_desc_clear(&desc);
 }
 
 /* Accounts the decoder's buffered bytes in live_bytes. */

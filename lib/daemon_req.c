@@ -73,6 +73,8 @@ void qphs__request_free(struct qphs_request *req)
 
 	atomic_fetch_sub(&door->live_bytes,
 			 (int64_t)(sizeof(*req) + req->json_len + 1 + req->reply_len));
+	if (req->has_desc)
+		qphs__hs_desc_clear(&req->desc);
 	free(req->reply);
 	free(req);
 	qphs__door_unref(door);
@@ -164,10 +166,9 @@ int qphs__error_reply(const struct qphs__hs_desc *asked, const char *msg, char *
 
 int qphs_request_fail(struct qphs_request *req, int code, const char *text)
 {
-	struct qphs__hs_desc asked;
 	char msg[128], *body = NULL;
 	size_t len = 0;
-	int parsed, rc;
+	int rc;
 
 	if (!req)
 		return QPHS_ERR_INVALID_ARGUMENT;
@@ -179,11 +180,8 @@ int qphs_request_fail(struct qphs_request *req, int code, const char *text)
 		snprintf(msg, sizeof(msg), "Handshake callback failed: %d", code);
 		text = msg;
 	}
-	/* Pure work, on the caller's thread: the daemon checked the shape. */
-	parsed = qphs__hs_desc_parse(req->json, req->json_len, &asked, NULL, 0) == 0;
-	rc = qphs__error_reply(parsed ? &asked : NULL, text, &body, &len);
-	if (parsed)
-		qphs__hs_desc_clear(&asked);
+	/* Pure work, on the caller's thread. */
+	rc = qphs__error_reply(req->has_desc ? &req->desc : NULL, text, &body, &len);
 	if (rc) {
 		qphs_request_close(req);
 		return rc;
@@ -191,6 +189,11 @@ int qphs_request_fail(struct qphs_request *req, int code, const char *text)
 	rc = qphs_request_reply(req, body, len);
 	free(body);
 	return rc;
+}
+
+const struct qphs__hs_desc *qphs__request_desc(const struct qphs_request *req)
+{
+	return req && req->has_desc ? &req->desc : NULL;
 }
 
 void qphs__door_drain(struct qphs_daemon *d)
