@@ -197,7 +197,7 @@ enum qplab_when_kind {
 struct qplab_when {
 	enum qplab_when_kind kind;
 	char name[32];         /* capability, quirk or driver */
-	char op[3];            /* ">=", ">", "<=", "<" */
+	char op[4];            /* ">=", ">", "<=", "<" */
 	int version[3];        /* major, minor, patch */
 };
 

@@ -311,18 +311,22 @@ static bool parse_term(struct sc_ctx *ctx, int line, const char *s, struct qplab
 	}
 	if (!strncmp(s, "kernel", 6)) {
 		char op[4] = "";
-		int n = 0, got;
+		int n = -1;
 		w->kind = QPLAB_WHEN_KERNEL;
-		got = sscanf(s + 6, " %3[<>=!] %d.%d%n", op, &w->version[0], &w->version[1], &n);
-		if (got >= 3 && s[6 + n] == '.')
-			sscanf(s + 6 + n, ".%d%n", &w->version[2], &got), n += got, got = 3;
-		if (got < 3 || s[6 + n] || (strcmp(op, ">=") && strcmp(op, ">") && strcmp(op, "<=") &&
-					    strcmp(op, "<"))) {
+		/* "kernel OP X.Y" or "kernel OP X.Y.Z", nothing after it. */
+		if (sscanf(s + 6, " %3[<>=!] %d.%d.%d%n", op, &w->version[0], &w->version[1],
+			   &w->version[2], &n) < 4) {
+			w->version[2] = 0;
+			n = -1;
+			sscanf(s + 6, " %3[<>=!] %d.%d%n", op, &w->version[0], &w->version[1], &n);
+		}
+		if (n < 0 || s[6 + n] || (strcmp(op, ">=") && strcmp(op, ">") && strcmp(op, "<=") &&
+					  strcmp(op, "<"))) {
 			qplab__sc_err(ctx, line, "\"%s\": a kernel key is \"kernel OP X.Y\" with OP one of >=, >, <=, < "
 						 "(a range, never an exact release)", s);
 			return false;
 		}
-		snprintf(w->op, sizeof(w->op), "%s", op);
+		memcpy(w->op, op, sizeof(w->op));
 		return true;
 	}
 	if (!strncmp(s, "quirk=", 6) || !strncmp(s, "driver=", 7)) {
