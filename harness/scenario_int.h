@@ -88,6 +88,9 @@ int qplab__sc_host(struct sc_ctx *ctx, int line, const char *name);
 
 char *qplab__sc_strdup(const char *s);
 
+/* True when s is one of list's words (NULL-ended). */
+bool qplab__sc_in_list(const char *const *list, const char *s);
+
 /* The sections (scenario_hosts.c, scenario_steps.c, scenario_expect.c). */
 void qplab__sc_hosts(struct sc_ctx *ctx, json_object *root);
 void qplab__sc_links(struct sc_ctx *ctx, json_object *root);
