@@ -57,6 +57,10 @@ struct qplab_errors {
 	size_t n;
 };
 void qplab_errors_free(struct qplab_errors *errs);
+/* Appends one formatted message (for callers that find problems of their
+ * own, such as a missing file).  errs may be NULL. */
+void qplab_errors_add(struct qplab_errors *errs, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* netem on a host's lab interface.  `traffic` restricts it: "all", "roce"
  * (UDP 4791 only, so the TCP handshake still works) or "handshake" (TCP). */

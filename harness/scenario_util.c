@@ -28,6 +28,26 @@ void qplab_errors_free(struct qplab_errors *errs)
 	errs->n = 0;
 }
 
+void qplab_errors_add(struct qplab_errors *errs, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	char **n;
+
+	if (!errs)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	n = realloc(errs->msgs, (errs->n + 1) * sizeof(*n));
+	if (!n)
+		return;
+	errs->msgs = n;
+	n[errs->n] = qplab__sc_strdup(msg);
+	if (n[errs->n])
+		errs->n++;
+}
+
 void qplab__sc_err(struct sc_ctx *ctx, int line, const char *fmt, ...)
 {
 	char msg[768], full[1024];
