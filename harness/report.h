@@ -81,6 +81,11 @@ int qplab_junit_save(const char *path, json_object *doc);
 /* The same, into an open stream. */
 int qplab_junit_write(FILE *out, json_object *doc);
 
+/* Writes DIR/results.json and DIR/junit.xml from doc (borrowed), creating
+ * DIR first.  Returns 0, or QPHS_ERR_INVALID_ARGUMENT with the failing
+ * path in err. */
+int qplab_report_write_outputs(const char *dir, json_object *doc, char *err, size_t errlen);
+
 /* Creates dir and its parents (mkdir -p).  Returns 0 or
  * QPHS_ERR_INVALID_ARGUMENT with errno kept. */
 int qplab_report_mkdir(const char *dir);

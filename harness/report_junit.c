@@ -3,6 +3,7 @@
  * one <testcase> per scenario.  Text from the outside world (reply_msg,
  * error texts) reaches the XML, so every string goes through xml_text().
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,4 +169,25 @@ int qplab_junit_save(const char *path, json_object *doc)
 	if (rc)
 		remove(tmp);
 	return rc;
+}
+
+int qplab_report_write_outputs(const char *dir, json_object *doc, char *err, size_t errlen)
+{
+	char path[4096];
+
+	if (qplab_report_mkdir(dir) < 0) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return QPHS_ERR_INVALID_ARGUMENT;
+	}
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	if (qplab_results_save(path, doc) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return QPHS_ERR_INVALID_ARGUMENT;
+	}
+	snprintf(path, sizeof(path), "%s/junit.xml", dir);
+	if (qplab_junit_save(path, doc) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return QPHS_ERR_INVALID_ARGUMENT;
+	}
+	return 0;
 }

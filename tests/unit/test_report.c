@@ -339,6 +339,32 @@ START_TEST(report_results_load_refuses_other_schemas)
 }
 END_TEST
 
+START_TEST(report_outputs_land_in_the_out_dir)
+{
+	char dir[128], path[200], err[256];
+	json_object *doc = qplab_results_doc(), *back;
+	struct stat st;
+
+	tmp_path(dir, sizeof(dir), "outdir/lab");
+	ck_assert_int_eq(qplab_report_write_outputs(dir, doc, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	ck_assert_int_eq(qplab_results_load(path, &back, err, sizeof(err)), 0);
+	json_object_put(back);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/junit.xml", dir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_gt(st.st_size, 40);
+	unlink(path);
+	rmdir(dir);
+	tmp_path(dir, sizeof(dir), "outdir");
+	rmdir(dir);
+	ck_assert_int_eq(qplab_report_write_outputs("/proc/qplab-no", doc, err, sizeof(err)),
+			 QPHS_ERR_INVALID_ARGUMENT);
+	ck_assert_ptr_nonnull(strstr(err, "/proc/qplab-no"));
+	json_object_put(doc);
+}
+END_TEST
+
 START_TEST(report_mkdir_makes_parents)
 {
 	char dir[128], deep[200];
@@ -370,5 +396,6 @@ Suite *suite_report(void)
 	tcase_add_test(tc, report_results_json_round_trips_and_merges);
 	tcase_add_test(tc, report_results_load_refuses_other_schemas);
 	tcase_add_test(tc, report_mkdir_makes_parents);
+	tcase_add_test(tc, report_outputs_land_in_the_out_dir);
 	return s;
 }
