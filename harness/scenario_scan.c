@@ -181,6 +181,31 @@ static int seen_before(struct seen_key *seen, size_t n, const char *key)
 	return 0;
 }
 
+/* Remembers key for this object; on a duplicate, reports it and returns
+ * the line of the first one (its value is then scanned but not mapped). */
+static int record_key(struct scan *sc, struct seen_key **seen, size_t *nseen, const char *key,
+		      int line)
+{
+	int first = seen_before(*seen, *nseen, key);
+	struct seen_key *n;
+
+	if (first) {
+		/* Not a syntax problem: parsing goes on, so the file's other
+		 * errors are reported too. */
+		qplab__sc_err(sc->ctx, line, "duplicate key \"%s\" (first at line %d)", key, first);
+		return first;
+	}
+	n = realloc(*seen, (*nseen + 1) * sizeof(*n));
+	if (!n)
+		return 0;
+	*seen = n;
+	n[*nseen].key = qplab__sc_strdup(key);
+	n[*nseen].line = line;
+	if (n[*nseen].key)
+		(*nseen)++;
+	return 0;
+}
+
 static void scan_object(struct scan *sc, const char *path, int depth)
 {
 	struct seen_key *seen = NULL;
@@ -204,23 +229,10 @@ static void scan_object(struct scan *sc, const char *path, int depth)
 			break;
 		}
 		read_string(sc, key, sizeof(key));
-		int first = seen_before(seen, nseen, key);
-		if (first) {
-			/* Not a syntax problem: parsing goes on, so the file's
-			 * other errors are reported too. */
-			qplab__sc_err(sc->ctx, line, "duplicate key \"%s\" (first at line %d)", key, first);
-		} else {
-			struct seen_key *n = realloc(seen, (nseen + 1) * sizeof(*n));
-			if (n) {
-				seen = n;
-				seen[nseen].key = qplab__sc_strdup(key);
-				seen[nseen].line = line;
-				if (seen[nseen].key)
-					nseen++;
-			}
-			qplab__sc_join(child, sizeof(child), path, key);
+		int first = record_key(sc, &seen, &nseen, key, line);
+		qplab__sc_join(child, sizeof(child), path, key);
+		if (!first)
 			add_line(sc, child, line);
-		}
 		skip_ws(sc);
 		if (sc->pos < sc->len && sc->s[sc->pos] == ':')
 			sc->pos++;

@@ -150,11 +150,39 @@ static void parse_connect(struct sc_ctx *ctx, json_object *o, const char *path,
 		qplab__sc_err(ctx, st->line, "a host does not connect to itself");
 }
 
-/* The fields of kinds that take only host-ish keys. */
-static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_step *st)
+/* The keys some kinds add: netem, mtu, down_ms, until. */
+static void parse_extras(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_step *st)
 {
 	json_object *v;
 	char sub[SC_PATH_MAX];
+	long n;
+
+	if (st->kind == QPLAB_STEP_NETEM_ON &&
+	    (v = qplab__sc_get(ctx, o, path, "netem", json_type_object, true))) {
+		qplab__sc_join(sub, sizeof(sub), path, "netem");
+		qplab__sc_netem(ctx, v, sub, &st->netem);
+	}
+	if (st->kind == QPLAB_STEP_SET_MTU && !qplab__sc_int(ctx, o, path, "mtu", 576, 65535, &n))
+		qplab__sc_err(ctx, st->line, "set_mtu needs \"mtu\" (576..65535)");
+	else if (st->kind == QPLAB_STEP_SET_MTU)
+		st->mtu = (int)n;
+	if (qplab__sc_int(ctx, o, path, "down_ms", 0, 600000, &n))
+		st->down_ms = (int)n;
+	if (st->kind == QPLAB_STEP_WAIT) {
+		if (st->deadline_ms < 0)
+			qplab__sc_err(ctx, st->line, "a wait needs \"deadline_ms\"");
+		if ((v = qplab__sc_get(ctx, o, path, "until", json_type_object, true))) {
+			qplab__sc_join(sub, sizeof(sub), path, "until");
+			qplab__sc_assert(ctx, v, sub, &st->until, NULL);
+			if (st->until.nfields == 0)
+				qplab__sc_err(ctx, st->line, "\"until\" asserts nothing");
+		}
+	}
+}
+
+/* Each kind's own keys. */
+static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_step *st)
+{
 	long n;
 
 	switch (st->kind) {
@@ -181,27 +209,7 @@ static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, str
 	default:
 		st->host = host_key(ctx, o, path, "host");
 	}
-	if (st->kind == QPLAB_STEP_NETEM_ON &&
-	    (v = qplab__sc_get(ctx, o, path, "netem", json_type_object, true))) {
-		qplab__sc_join(sub, sizeof(sub), path, "netem");
-		qplab__sc_netem(ctx, v, sub, &st->netem);
-	}
-	if (st->kind == QPLAB_STEP_SET_MTU && !qplab__sc_int(ctx, o, path, "mtu", 576, 65535, &n))
-		qplab__sc_err(ctx, st->line, "set_mtu needs \"mtu\" (576..65535)");
-	else if (st->kind == QPLAB_STEP_SET_MTU)
-		st->mtu = (int)n;
-	if (qplab__sc_int(ctx, o, path, "down_ms", 0, 600000, &n))
-		st->down_ms = (int)n;
-	if (st->kind == QPLAB_STEP_WAIT) {
-		if (st->deadline_ms < 0)
-			qplab__sc_err(ctx, st->line, "a wait needs \"deadline_ms\"");
-		if ((v = qplab__sc_get(ctx, o, path, "until", json_type_object, true))) {
-			qplab__sc_join(sub, sizeof(sub), path, "until");
-			qplab__sc_assert(ctx, v, sub, &st->until, NULL);
-			if (st->until.nfields == 0)
-				qplab__sc_err(ctx, st->line, "\"until\" asserts nothing");
-		}
-	}
+	parse_extras(ctx, o, path, st);
 }
 
 static void parse_step(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_step *st)
