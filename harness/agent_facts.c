@@ -121,7 +121,7 @@ static void report(struct dec *d, json_object *body, const char *peer, struct qp
 	if (get(d, body, "endpoints", json_type_array, &eps) > 0) {
 		f->endpoints = (int)json_object_array_length(eps);
 		ep = pick_endpoint(eps, peer);
-		snprintf(f->endpoint, sizeof(f->endpoint), "none");
+		snprintf(f->endpoint, sizeof(f->endpoint), "NONE");
 		if (ep && json_object_is_type(ep, json_type_object)) {
 			word(d, ep, "status", f->endpoint, sizeof(f->endpoint));
 			integer(d, ep, "gid_index", &f->gid_index);

@@ -61,10 +61,35 @@ json_object *qplab_agent_config(const struct qplab_host *h)
 		json_object *f = json_object_new_object();
 		add_str(f, "name", h->fault.name);
 		add_int(f, "ms", h->fault.ms);
-		add_int(f, "count", h->fault.count);
+		add_str(f, "text", h->fault.text);
+		add_int(f, "seed", h->fault.seed);
+		if (h->fault.types) {
+			static const char *const names[] = {"connection", "metadata", "notify", "probe",
+							    "old-protocol"};
+			json_object *t = json_object_new_array();
+			for (unsigned i = 0; i < 5; i++)
+				if (h->fault.types & (1u << i))
+					json_object_array_add(t, json_object_new_string(names[i]));
+			json_object_object_add(f, "types", t);
+		}
 		json_object_object_add(o, "fault", f);
 	}
 	return o;
+}
+
+int qplab_fault_spec(const struct qplab_fault *f, char *buf, size_t len)
+{
+	int n;
+
+	if (!f->set)
+		n = snprintf(buf, len, "%s", "");
+	else if (!strcmp(f->name, "delay"))
+		n = snprintf(buf, len, "delay:%d", f->ms);
+	else if (!strcmp(f->name, "reject") && f->text[0])
+		n = snprintf(buf, len, "reject:%s", f->text);
+	else
+		n = snprintf(buf, len, "%s", f->name);
+	return n < 0 || (size_t)n >= len ? QPHS_ERR_INVALID_ARGUMENT : 0;
 }
 
 /* {"v": 1, "id": id, "op": op, ...extra} as one line; takes extra. */

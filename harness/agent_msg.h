@@ -23,6 +23,12 @@
  * reference; NULL when out of memory. */
 json_object *qplab_agent_config(const struct qplab_host *h);
 
+/* The fault as the spec string qphs_fault_parse() and `hs serve --fault`
+ * take: "stall", "delay:300", "reject:TEXT" ("" when no fault); seed and
+ * types are set on struct qphs_fault separately.  Returns 0, or
+ * QPHS_ERR_INVALID_ARGUMENT when buf is too small. */
+int qplab_fault_spec(const struct qplab_fault *f, char *buf, size_t len);
+
 /* Request lines, each a new malloc'd string ending in '\n' (caller frees),
  * NULL when out of memory.  deadline_ms < 0 leaves the agent's default. */
 char *qplab_agent_req_connect(int id, const char *peer, int64_t at_realtime_ns, int deadline_ms);
@@ -62,7 +68,7 @@ void qplab_agent_msg_free(struct qplab_agent_msg *m);
 
 /* Copies what a reply says into facts.  connect: code, error_text,
  * reply_msg_*, time_ms.  report: endpoint (of `peer`, else the only one,
- * else "none"), endpoints, qp_states/qp_count (device_qps), last code /
+ * else "NONE"), endpoints, qp_states/qp_count (device_qps), last code /
  * texts, gid_index, gid_reason, path_mtu, time_ms.  datapath: datapath,
  * wc_status, wc_waited_ms, code, error_text.  probe: daemon_alive.
  * raw_frame: frame_outcome.  Keys of the wrong JSON type are an error

@@ -26,7 +26,7 @@
  * "" for fixed strings and -1 for numbers; a check against a fact that was
  * not collected fails and says so. */
 struct qplab_facts {
-	char endpoint[24];          /* none, connecting, connected, waiting_ack, retired, failed */
+	char endpoint[32];          /* qphs_ep_status_name() ("CONNECTED", ...) or "NONE" */
 	int endpoints;              /* endpoints the host holds */
 	int nqp;                    /* QPs the host holds; -1 = not collected */
 	char qp_states[QPLAB_FACT_MAX_QPS][QPLAB_QP_STATE_LEN]; /* ibv_query_qp, in QP order */

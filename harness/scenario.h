@@ -72,14 +72,18 @@ struct qplab_netem {
 	char traffic[16];
 };
 
-/* A daemon fault: `name` is a FAULT of the error table (stall, close,
- * truncate, garbage, reject, ...) or "delay" (reply after `ms`). */
+/* A daemon fault (the faults of `qplab hs serve --fault`, qphs_fault_parse):
+ * `name` is a FAULT of the error table (stall, close, truncate, garbage,
+ * reject, ...) or "delay" (the right reply, `ms` late). */
 struct qplab_fault {
 	bool set;
 	char name[24];
-	int code;  /* the table row the fault provokes; 0 for "delay" */
-	int ms;    /* "delay" only, else -1 */
-	int count; /* apply to the first `count` requests; -1 = every one */
+	int code;      /* the table row the fault provokes; 0 for "delay" */
+	int ms;        /* "delay" only, else -1 */
+	char text[256]; /* "reject" only: the reply_msg ("" = the daemon's default) */
+	int64_t seed;  /* "garbage" only: seed of the random bytes; -1 = default */
+	unsigned types; /* bit (1 << type) per request type it applies to (bit 4:
+			 * old protocol), as struct qphs_fault; 0 = every request */
 };
 
 /* Agent options.  Integers are -1 and tri-state booleans are -1 when the
@@ -135,6 +139,8 @@ enum qplab_step_kind {
 	QPLAB_STEP_NETEM_ON,       /* host, netem */
 	QPLAB_STEP_NETEM_OFF,      /* host */
 	QPLAB_STEP_SET_MTU,        /* host, mtu */
+	QPLAB_STEP_BLACKHOLE,      /* host drops every packet to peer (route blackhole) */
+	QPLAB_STEP_UNBLACKHOLE,    /* and stops */
 	QPLAB_STEP_DELETE_DEVICE,  /* host's rxe device */
 	QPLAB_STEP_KILL_AGENT,     /* SIGKILL */
 	QPLAB_STEP_START_AGENT,    /* same address and port as before */
@@ -171,7 +177,7 @@ struct qplab_assert {
 	char (*qp_each)[QPLAB_QP_STATE_LEN]; /* or exactly these, in order */
 	int nqp_each;                    /* -1 = qp_each unset */
 	int qp_count;
-	char endpoint[24];               /* endpoint status */
+	char endpoint[32];               /* endpoint status (qphs_ep_status_name, or NONE) */
 	int endpoints;                   /* how many endpoints the host has */
 	char code[48];                   /* error table NAME ("OK", "ERR_...") */
 	struct qplab_text_match reply_sent, reply_received, error_text;
@@ -232,6 +238,7 @@ struct qplab_step {
 	char name[QPLAB_NAME_MAX];   /* unique; "" = unnamed */
 	int host;                    /* link/netem/mtu/device/agent/wait steps */
 	int from, to;                /* connect, disconnect, datapath, raw_frame (to) */
+	int peer;                    /* blackhole, unblackhole */
 	char to_address[16];         /* connect: "unowned", "unroutable", "closed_port" */
 	int hosts[2];                /* connect_both */
 	int rounds;                  /* connect_both, >= 1 */

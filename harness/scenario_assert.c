@@ -8,8 +8,11 @@
 #include "scenario_int.h"
 
 static const char *const qp_states[] = {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", NULL};
-static const char *const endpoint_states[] = {"none", "connecting", "connected", "waiting_ack",
-					      "retired", "failed", NULL};
+/* The library's endpoint status names (Mooncake's RdmaEndPoint::Status,
+ * qphs_ep_status_name), and NONE: no endpoint for that peer. */
+static const char *const endpoint_states[] = {"NONE", "INITIALIZING", "UNCONNECTED", "CONNECTING",
+					      "CONNECTED_WAIT_READY_ACK", "CONNECTED", "DESTROYING",
+					      "DESTROYED", NULL};
 static const char *const datapath_results[] = {"ok", "failed", "not_run", NULL};
 static const char *const frame_outcomes[] = {"closed", "replied", "silent", NULL};
 /* enum ibv_wc_status, spelled as libibverbs spells it. */

@@ -34,18 +34,39 @@ void qplab__sc_netem(struct sc_ctx *ctx, json_object *obj, const char *path,
 	}
 }
 
+/* "types": the request types a fault applies to (bit 1 << type, bit 4 for
+ * the old protocol, as struct qphs_fault). */
+static void fault_types(struct sc_ctx *ctx, json_object *obj, const char *path, struct qplab_fault *f)
+{
+	static const char *const names[] = {"connection", "metadata", "notify", "probe", "old-protocol"};
+	json_object *arr = qplab__sc_get(ctx, obj, path, "types", json_type_array, false);
+	int line = qplab__sc_line(ctx, path);
+
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		const char *s = json_object_get_string(json_object_array_get_idx(arr, i));
+		unsigned bit = 0;
+		for (unsigned t = 0; t < 5; t++)
+			if (json_object_is_type(json_object_array_get_idx(arr, i), json_type_string) &&
+			    !strcmp(s, names[t]))
+				bit = 1u << t;
+		if (!bit)
+			qplab__sc_err(ctx, line, "fault types are connection, metadata, notify, probe, old-protocol");
+		f->types |= bit;
+	}
+}
+
 /* A FAULT name of the error table (the column, not the NAME), or "delay". */
 static void parse_fault(struct sc_ctx *ctx, json_object *obj, const char *path,
 			struct qplab_fault *f)
 {
-	static const char *const keys[] = {"name", "ms", "count", NULL};
-	const char *name;
+	static const char *const keys[] = {"name", "ms", "text", "seed", "types", NULL};
+	const char *name, *text;
 	long v;
 	int code;
 
 	f->set = true;
 	f->ms = -1;
-	f->count = -1;
+	f->seed = -1;
 	qplab__sc_only_keys(ctx, obj, path, "fault", keys);
 	if (!qplab__sc_str(ctx, obj, path, "name", true, &name))
 		return;
@@ -65,8 +86,17 @@ static void parse_fault(struct sc_ctx *ctx, json_object *obj, const char *path,
 		if (json_object_object_get_ex(obj, "ms", NULL))
 			qplab__sc_err(ctx, line, "\"ms\" belongs to fault \"delay\" only");
 	}
-	if (qplab__sc_int(ctx, obj, path, "count", 1, 1000000, &v))
-		f->count = (int)v;
+	if (qplab__sc_str(ctx, obj, path, "text", false, &text)) {
+		if (strcmp(name, "reject"))
+			qplab__sc_err(ctx, line, "\"text\" belongs to fault \"reject\" only");
+		qplab__sc_copy(ctx, line, f->text, sizeof(f->text), text, "reject text");
+	}
+	if (qplab__sc_int(ctx, obj, path, "seed", 0, 0x7fffffffL, &v)) {
+		if (strcmp(name, "garbage"))
+			qplab__sc_err(ctx, line, "\"seed\" belongs to fault \"garbage\" only");
+		f->seed = v;
+	}
+	fault_types(ctx, obj, path, f);
 	qplab__sc_copy(ctx, line, f->name, sizeof(f->name), name, "fault name");
 }
 

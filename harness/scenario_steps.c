@@ -19,6 +19,8 @@ static const struct {
 	[QPLAB_STEP_NETEM_ON] = {"netem_on", {"host", "netem"}},
 	[QPLAB_STEP_NETEM_OFF] = {"netem_off", {"host"}},
 	[QPLAB_STEP_SET_MTU] = {"set_mtu", {"host", "mtu"}},
+	[QPLAB_STEP_BLACKHOLE] = {"blackhole", {"host", "peer"}},
+	[QPLAB_STEP_UNBLACKHOLE] = {"unblackhole", {"host", "peer"}},
 	[QPLAB_STEP_DELETE_DEVICE] = {"delete_device", {"host"}},
 	[QPLAB_STEP_KILL_AGENT] = {"kill_agent", {"host"}},
 	[QPLAB_STEP_START_AGENT] = {"start_agent", {"host"}},
@@ -202,6 +204,13 @@ static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, str
 	case QPLAB_STEP_RAW_FRAME:
 		parse_raw_frame(ctx, o, path, st);
 		break;
+	case QPLAB_STEP_BLACKHOLE:
+	case QPLAB_STEP_UNBLACKHOLE:
+		st->host = host_key(ctx, o, path, "host");
+		st->peer = host_key(ctx, o, path, "peer");
+		if (st->host >= 0 && st->host == st->peer)
+			qplab__sc_err(ctx, st->line, "a host does not blackhole itself");
+		break;
 	case QPLAB_STEP_SNAPSHOT:
 		if (!st->name[0])
 			qplab__sc_err(ctx, st->line, "a snapshot needs a \"name\"");
@@ -219,7 +228,7 @@ static void parse_step(struct sc_ctx *ctx, json_object *o, const char *path, str
 	long v;
 
 	st->line = qplab__sc_line(ctx, path);
-	st->host = st->from = st->to = st->hosts[0] = st->hosts[1] = -1;
+	st->host = st->from = st->to = st->peer = st->hosts[0] = st->hosts[1] = -1;
 	st->deadline_ms = st->mtu = -1;
 	st->bytes = 4096;
 	qplab__sc_assert_init(&st->until);

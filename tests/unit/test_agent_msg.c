@@ -42,7 +42,9 @@ START_TEST(agent_config_carries_only_what_the_scenario_set)
 	const char *text = "{ \"description\": \"d\", \"source\": \"s\",\n"
 			   "  \"hosts\": { \"a\": { \"agent\": { \"quirk\": \"e810\", \"ready_ack\": false,"
 			   " \"qp_retry_cnt\": 3, \"advertise\": { \"qp_count\": 3 } },"
-			   " \"fault\": { \"name\": \"delay\", \"ms\": 300 } }, \"b\": {} },\n"
+			   " \"fault\": { \"name\": \"delay\", \"ms\": 300 } },"
+			   " \"b\": { \"fault\": { \"name\": \"reject\", \"text\": \"no: x\", \"types\": [\"connection\", \"old-protocol\"] } },"
+			   " \"c\": { \"fault\": { \"name\": \"garbage\", \"seed\": 7 } } },\n"
 			   "  \"steps\": [ { \"do\": \"link_up\", \"host\": \"a\" } ],\n"
 			   "  \"expect\": [ { \"host\": \"a\", \"daemon_alive\": true } ] }\n";
 	struct qplab_plan *plan;
@@ -55,8 +57,21 @@ START_TEST(agent_config_carries_only_what_the_scenario_set)
 			 "\"advertise\":{\"qp_count\":3}},\"fault\":{\"name\":\"delay\",\"ms\":300}}");
 	json_object_put(c);
 	c = qplab_agent_config(&plan->hosts[1]);
-	ck_assert_str_eq(json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN), "{\"agent\":{}}");
+	ck_assert_str_eq(json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN),
+			 "{\"agent\":{},\"fault\":{\"name\":\"reject\",\"text\":\"no: x\","
+			 "\"types\":[\"connection\",\"old-protocol\"]}}");
 	json_object_put(c);
+	ck_assert_uint_eq(plan->hosts[1].fault.types, (1u << 0) | (1u << 4));
+
+	char spec[64];
+	ck_assert_int_eq(qplab_fault_spec(&plan->hosts[0].fault, spec, sizeof(spec)), 0);
+	ck_assert_str_eq(spec, "delay:300");
+	ck_assert_int_eq(qplab_fault_spec(&plan->hosts[1].fault, spec, sizeof(spec)), 0);
+	ck_assert_str_eq(spec, "reject:no: x");
+	ck_assert_int_eq(qplab_fault_spec(&plan->hosts[2].fault, spec, sizeof(spec)), 0);
+	ck_assert_str_eq(spec, "garbage");
+	ck_assert_int_eq(plan->hosts[2].fault.seed, 7);
+	ck_assert_int_eq(qplab_fault_spec(&plan->hosts[0].fault, spec, 4), QPHS_ERR_INVALID_ARGUMENT);
 	qplab_plan_free(plan);
 }
 END_TEST
@@ -143,7 +158,7 @@ START_TEST(agent_doc_report_example_maps_to_facts)
 	struct qplab_facts f;
 
 	facts_of_doc("\"op\": \"report\", \"ok\": true", "10.77.0.2:12001@rxe0", &f);
-	ck_assert_str_eq(f.endpoint, "connected");
+	ck_assert_str_eq(f.endpoint, "CONNECTED");
 	ck_assert_int_eq(f.endpoints, 1);
 	ck_assert_int_eq(f.nqp, 2);
 	ck_assert_str_eq(f.qp_states[1], "RTS");
@@ -181,7 +196,7 @@ END_TEST
 START_TEST(agent_report_picks_the_peers_endpoint_and_rejects_wrong_types)
 {
 	const char *two = "{\"v\":1,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
-			  "\"endpoints\":[{\"peer\":\"x@r\",\"status\":\"retired\"},{\"peer\":\"y@r\",\"status\":\"connected\"}],"
+			  "\"endpoints\":[{\"peer\":\"x@r\",\"status\":\"DESTROYING\"},{\"peer\":\"y@r\",\"status\":\"CONNECTED\"}],"
 			  "\"device_qps\":[]}";
 	const char *wrong = "{\"v\":1,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
 			    "\"endpoints\":5}";
@@ -192,12 +207,12 @@ START_TEST(agent_report_picks_the_peers_endpoint_and_rejects_wrong_types)
 	ck_assert_int_eq(qplab_agent_parse_line(two, strlen(two), &m, err, sizeof(err)), 0);
 	qplab_facts_init(&f);
 	ck_assert_int_eq(qplab_facts_from_reply(&m, "y@r", &f, err, sizeof(err)), 0);
-	ck_assert_str_eq(f.endpoint, "connected");
+	ck_assert_str_eq(f.endpoint, "CONNECTED");
 	ck_assert_int_eq(f.endpoints, 2);
 	ck_assert_int_eq(f.nqp, 0);
 	qplab_facts_free(&f);
 	ck_assert_int_eq(qplab_facts_from_reply(&m, "z@r", &f, err, sizeof(err)), 0);
-	ck_assert_str_eq(f.endpoint, "none"); /* two endpoints, neither is z's */
+	ck_assert_str_eq(f.endpoint, "NONE"); /* two endpoints, neither is z's */
 	qplab_facts_free(&f);
 	qplab_agent_msg_free(&m);
 

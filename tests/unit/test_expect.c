@@ -29,7 +29,7 @@ static struct qplab_plan *plan_with(const char *hosts, const char *expect)
 static void healthy(struct qplab_facts *f)
 {
 	qplab_facts_init(f);
-	snprintf(f->endpoint, sizeof(f->endpoint), "connected");
+	snprintf(f->endpoint, sizeof(f->endpoint), "CONNECTED");
 	f->endpoints = 1;
 	f->nqp = 2;
 	snprintf(f->qp_states[0], QPLAB_QP_STATE_LEN, "RTS");
@@ -63,8 +63,8 @@ static const struct {
 	{"\"qp_states\": [\"RTS\"]", false},
 	{"\"qp_count\": 2", true},
 	{"\"qp_count\": 3", false},
-	{"\"endpoint\": \"connected\"", true},
-	{"\"endpoint\": \"retired\"", false},
+	{"\"endpoint\": \"CONNECTED\"", true},
+	{"\"endpoint\": \"DESTROYING\"", false},
 	{"\"endpoints\": 1", true},
 	{"\"code\": \"OK\"", true},
 	{"\"code\": \"ERR_REJECT_HANDSHAKE\"", false},

@@ -22,7 +22,7 @@ struct fixture {
 
 static void healthy(struct qplab_facts *f, const char *error_text)
 {
-	snprintf(f->endpoint, sizeof(f->endpoint), "connected");
+	snprintf(f->endpoint, sizeof(f->endpoint), "CONNECTED");
 	f->nqp = 2;
 	snprintf(f->qp_states[0], QPLAB_QP_STATE_LEN, "RTS");
 	snprintf(f->qp_states[1], QPLAB_QP_STATE_LEN, "RTS");
