@@ -340,6 +340,22 @@ START_TEST(scenario_wrong_expectation_file_parses)
 }
 END_TEST
 
+/* The runner's own self-test scenarios parse (the bad ones are above). */
+static const char *const lab_good[] = {"tests/lab/wrong-expectation.json", "tests/lab/healthy.json",
+				       "tests/lab/interrupt.json"};
+
+START_TEST(scenario_lab_selftest_scenarios_parse)
+{
+	struct qplab_plan *plan;
+	struct qplab_errors errs = {0};
+
+	ck_assert_msg(qplab_scenario_load(lab_good[_i], &plan, &errs) == 0, "%s",
+		      errs.n ? errs.msgs[0] : "?");
+	ck_assert(qplab_plan_has_tag(plan, "selftest"));
+	qplab_plan_free(plan);
+}
+END_TEST
+
 START_TEST(scenario_missing_file_is_one_error)
 {
 	struct qplab_plan *plan;
@@ -423,6 +439,7 @@ Suite *suite_scenario(void)
 	tcase_add_loop_test(tc, scenario_lab_selftest_files_are_rejected_at_their_line, 0,
 			    sizeof(lab_files) / sizeof(lab_files[0]));
 	tcase_add_test(tc, scenario_wrong_expectation_file_parses);
+	tcase_add_loop_test(tc, scenario_lab_selftest_scenarios_parse, 0, sizeof(lab_good) / sizeof(lab_good[0]));
 	tcase_add_test(tc, scenario_missing_file_is_one_error);
 	tcase_add_test(tc, scenario_doc_example_parses);
 	return s;
