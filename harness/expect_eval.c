@@ -152,7 +152,7 @@ static int eval_host(const struct qplab_plan *plan, const struct qplab_expectati
 		     struct qplab_host_verdict *hv)
 {
 	const struct qplab_assert *a = &e->a;
-	const struct qplab_facts *f = qplab_facts_at(facts, e->step, host);
+	const struct qplab_facts *f = facts ? qplab_facts_at(facts, e->step, host) : NULL;
 	struct qplab_facts none;
 
 	hv->host = host;

@@ -187,11 +187,27 @@ static int status_of(json_object *sc)
 	return QPLAB_ERROR;
 }
 
+/* A test name with '#' escaped as TAP asks ("\#"), so a file name can
+ * never turn into a directive. */
+static void tap_name(char *out, size_t len, const char *name)
+{
+	size_t n = 0;
+
+	for (; name && *name && n + 3 < len; name++) {
+		if (*name == '#')
+			out[n++] = '\\';
+		out[n++] = *name == '\n' ? ' ' : *name;
+	}
+	out[n] = '\0';
+}
+
 void qplab_tap_result(struct qplab_tap *t, json_object *sc)
 {
 	int status = status_of(sc);
-	const char *name = get_str(sc, "name"), *reason = get_str(sc, "reason");
-	char *diag;
+	const char *reason = get_str(sc, "reason");
+	char name[200], *diag;
+
+	tap_name(name, sizeof(name), get_str(sc, "name"));
 
 	t->done++;
 	t->counts[status]++;

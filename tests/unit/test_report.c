@@ -134,7 +134,7 @@ START_TEST(report_tap_stream_is_valid_tap)
 	char path[128];
 	FILE *f;
 	json_object *ok = simple("basic/connect", "pass", NULL);
-	json_object *skip = simple("transport/loss", "skip", "netem # missing");
+	json_object *skip = simple("transport/loss#1", "skip", "netem # missing");
 
 	fixture_up(&fx, "");
 	tmp_path(path, sizeof(path), "stream.tap");
@@ -150,8 +150,9 @@ START_TEST(report_tap_stream_is_valid_tap)
 	ck_assert(!strncmp(text, "TAP version 13\n1..3\nok 1 - basic/connect\n", 41));
 	ck_assert_ptr_nonnull(strstr(text, "\nnot ok 2 - lab/wrong-expectation\n# tests/lab/wrong-expectation.json:14:"));
 	ck_assert_ptr_nonnull(strstr(text, "\n#   host b: qp_states: expected all RESET, observed RTS,RTS\n"));
-	ck_assert_ptr_nonnull(strstr(text, "\nok 3 - transport/loss # SKIP netem   missing\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\nok 3 - transport/loss\\#1 # SKIP netem   missing\n"));
 	ck_assert_ptr_nonnull(strstr(text, "\n# [2/3] lab/wrong-expectation fail in 1.2 s,"));
+	ck_assert_ptr_nonnull(strstr(text, "\n# skipped: transport/loss#1 (netem # missing)\n"));
 	ck_assert_ptr_nonnull(strstr(text, "\n# summary: 3 of 3 scenarios in "));
 	ck_assert_ptr_nonnull(strstr(text, "\n# failed: lab/wrong-expectation\n"));
 	/* Every line is a test line, the version, the plan or a comment. */

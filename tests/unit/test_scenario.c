@@ -251,6 +251,21 @@ START_TEST(scenario_reports_every_error_in_line_order)
 }
 END_TEST
 
+START_TEST(scenario_empty_or_comment_only_file_is_a_syntax_error)
+{
+	static const char *const texts[] = {"", "// nothing\n/* at all */\n\n"};
+	struct qplab_errors errs = {0};
+	struct qplab_plan *plan;
+
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(parse(texts[i], &plan, &errs), QPHS_ERR_MALFORMED_JSON);
+		ck_assert_uint_eq(errs.n, 1);
+		ck_assert_ptr_nonnull(strstr(errs.msgs[0], "syntax error: the file ends inside a value"));
+		qplab_errors_free(&errs);
+	}
+}
+END_TEST
+
 START_TEST(scenario_requires_source_and_description)
 {
 	const char *text = "{ \"hosts\": { \"a\": {} }, \"steps\": [ { \"do\": \"link_up\", \"host\": \"a\" } ],\n"
@@ -434,6 +449,7 @@ Suite *suite_scenario(void)
 	tcase_add_loop_test(tc, scenario_rejects_with_file_and_line, 0, sizeof(reject) / sizeof(reject[0]));
 	tcase_add_test(tc, scenario_reports_every_error_in_line_order);
 	tcase_add_test(tc, scenario_requires_source_and_description);
+	tcase_add_test(tc, scenario_empty_or_comment_only_file_is_a_syntax_error);
 	tcase_add_test(tc, scenario_unterminated_comment_names_its_line);
 	tc = unit_tcase(s, "files", 10);
 	tcase_add_loop_test(tc, scenario_lab_selftest_files_are_rejected_at_their_line, 0,
