@@ -173,6 +173,7 @@ static json_object *parse_json(struct sc_ctx *ctx, char *text, size_t len, int *
 		json_object_put(root);
 		return NULL;
 	}
+	qplab__sc_sort_lines(ctx);
 	*rc = 0;
 	return root;
 }
@@ -187,8 +188,13 @@ int qplab_scenario_parse(const char *file, const char *text, size_t len,
 
 	*out = NULL;
 	ctx.plan = calloc(1, sizeof(*ctx.plan));
-	if (!copy || !ctx.plan || len > (1u << 24))
+	if (!copy || !ctx.plan)
 		goto out;
+	if (len > QPLAB_SCENARIO_MAX_BYTES) {
+		qplab__sc_err(&ctx, 0, "larger than %d bytes", QPLAB_SCENARIO_MAX_BYTES);
+		rc = QPHS_ERR_INVALID_ARGUMENT;
+		goto out;
+	}
 	memcpy(copy, text, len);
 	copy[len] = '\0';
 	root = parse_json(&ctx, copy, len, &rc);
@@ -229,7 +235,7 @@ int qplab_scenario_load(const char *path, struct qplab_plan **out, struct qplab_
 	}
 	for (;;) {
 		if (len == cap) {
-			char *n = cap < (1u << 24) ? realloc(buf, cap = cap ? 2 * cap : 4096) : NULL;
+			char *n = cap <= QPLAB_SCENARIO_MAX_BYTES ? realloc(buf, cap = cap ? 2 * cap : 4096) : NULL;
 			if (!n) {
 				qplab__sc_err(&ctx, 0, "file too large or out of memory");
 				qplab__sc_flush(&ctx);

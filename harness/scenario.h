@@ -25,6 +25,7 @@
 #define QPLAB_MAX_STEPS 256
 #define QPLAB_MAX_EXPECT 256
 #define QPLAB_NAME_MAX 32 /* host, step and tag names, including the NUL */
+#define QPLAB_SCENARIO_MAX_BYTES (1 << 20) /* a scenario file, at most */
 
 /* Timings a report can carry and an expectation can bound, in ms.  "step"
  * is the wall time of the step itself as the runner measured it; the rest

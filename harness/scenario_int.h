@@ -40,6 +40,9 @@ void qplab__sc_err(struct sc_ctx *ctx, int line, const char *fmt, ...)
 /* Moves the collected messages into ctx->errs in line order. */
 void qplab__sc_flush(struct sc_ctx *ctx);
 
+/* Sorts ctx->lines for qplab__sc_line's binary search (after the scan). */
+void qplab__sc_sort_lines(struct sc_ctx *ctx);
+
 /* The line of path, or of its nearest ancestor that has one. */
 int qplab__sc_line(const struct sc_ctx *ctx, const char *path);
 

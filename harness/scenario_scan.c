@@ -17,7 +17,12 @@ struct scan {
 	const char *s;
 	size_t len, pos;
 	int problems;
+	size_t counted; /* lines are counted up to here, never twice */
+	int line;
 };
+
+/* No scenario object needs more; the duplicate check is quadratic in it. */
+#define SCAN_MAX_KEYS 1024
 
 int qplab__sc_offset_line(const char *text, size_t len, size_t off)
 {
@@ -64,9 +69,13 @@ int qplab__sc_strip_comments(struct sc_ctx *ctx, char *t, size_t len)
 	return 0;
 }
 
-static int line_here(const struct scan *sc)
+/* The scan only moves forward, so counting from the last position keeps
+ * the whole file's line bookkeeping linear. */
+static int line_here(struct scan *sc)
 {
-	return qplab__sc_offset_line(sc->s, sc->len, sc->pos);
+	for (; sc->counted < sc->pos && sc->counted < sc->len; sc->counted++)
+		sc->line += sc->s[sc->counted] == '\n';
+	return sc->line;
 }
 
 static void skip_ws(struct scan *sc)
@@ -159,8 +168,10 @@ static void scan_scalar(struct scan *sc)
 	snprintf(tok, sizeof(tok), "%.*s", (int)(n < 15 ? n : 15), sc->s + start);
 	if (n == 0 || (strcmp(tok, "true") && strcmp(tok, "false") && strcmp(tok, "null") &&
 		       !strchr("-0123456789", tok[0]))) {
-		qplab__sc_err(sc->ctx, qplab__sc_offset_line(sc->s, sc->len, start),
-			      n ? "'%s' is not a JSON value" : "unexpected character%s", tok);
+		sc->pos = start;
+		qplab__sc_err(sc->ctx, line_here(sc), n ? "'%s' is not a JSON value" : "unexpected character%s",
+			      tok);
+		sc->pos = start + n;
 		sc->problems++;
 		if (n == 0)
 			sc->pos = sc->len; /* cannot resynchronise; stop */
@@ -189,6 +200,12 @@ static int record_key(struct scan *sc, struct seen_key **seen, size_t *nseen, co
 	int first = seen_before(*seen, *nseen, key);
 	struct seen_key *n;
 
+	if (!first && *nseen >= SCAN_MAX_KEYS) {
+		qplab__sc_err(sc->ctx, line, "more than %d keys in one object", SCAN_MAX_KEYS);
+		sc->problems++;
+		sc->pos = sc->len;
+		return 0;
+	}
 	if (first) {
 		/* Not a syntax problem: parsing goes on, so the file's other
 		 * errors are reported too. */
@@ -294,7 +311,7 @@ static void scan_value(struct scan *sc, const char *path, int depth)
 
 int qplab__sc_scan(struct sc_ctx *ctx, const char *text, size_t len)
 {
-	struct scan sc = {.ctx = ctx, .s = text, .len = len};
+	struct scan sc = {.ctx = ctx, .s = text, .len = len, .line = 1};
 
 	skip_ws(&sc);
 	add_line(&sc, "", line_here(&sc));

@@ -100,15 +100,27 @@ void qplab__sc_flush(struct sc_ctx *ctx)
 	ctx->nmsgs = 0;
 }
 
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(((const struct sc_line *)a)->path, ((const struct sc_line *)b)->path);
+}
+
+void qplab__sc_sort_lines(struct sc_ctx *ctx)
+{
+	if (ctx->nlines)
+		qsort(ctx->lines, ctx->nlines, sizeof(*ctx->lines), by_path);
+}
+
 int qplab__sc_line(const struct sc_ctx *ctx, const char *path)
 {
 	char p[SC_PATH_MAX];
 
 	snprintf(p, sizeof(p), "%s", path);
 	for (;;) {
-		for (size_t i = 0; i < ctx->nlines; i++)
-			if (!strcmp(ctx->lines[i].path, p))
-				return ctx->lines[i].line;
+		struct sc_line key = {.path = p}, *hit;
+		hit = ctx->nlines ? bsearch(&key, ctx->lines, ctx->nlines, sizeof(key), by_path) : NULL;
+		if (hit)
+			return hit->line;
 		char *slash = strrchr(p, '/');
 		if (!slash)
 			return 0;

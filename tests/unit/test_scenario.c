@@ -266,6 +266,29 @@ START_TEST(scenario_empty_or_comment_only_file_is_a_syntax_error)
 }
 END_TEST
 
+START_TEST(scenario_size_limits_are_errors_not_slowness)
+{
+	size_t big = QPLAB_SCENARIO_MAX_BYTES + 1, n = 0;
+	char *text = malloc(big + 64);
+	struct qplab_errors errs = {0};
+	struct qplab_plan *plan;
+
+	memset(text, ' ', big);
+	ck_assert_int_eq(qplab_scenario_parse("t.json", text, big, &plan, &errs), QPHS_ERR_INVALID_ARGUMENT);
+	ck_assert_str_eq(errs.msgs[0], "t.json: larger than 1048576 bytes");
+	qplab_errors_free(&errs);
+	/* An env of 2000 keys: refused at the key past the cap, with its line. */
+	n = (size_t)sprintf(text, "{ \"hosts\": { \"a\": { \"env\": {\n");
+	for (int i = 0; i < 2000; i++)
+		n += (size_t)sprintf(text + n, "\"MC_K%d\": 1,\n", i);
+	n += (size_t)sprintf(text + n, "\"MC_END\": 1 } } } }\n");
+	ck_assert_int_eq(qplab_scenario_parse("t.json", text, n, &plan, &errs), QPHS_ERR_MALFORMED_JSON);
+	ck_assert_str_eq(errs.msgs[0], "t.json:1026: more than 1024 keys in one object");
+	qplab_errors_free(&errs);
+	free(text);
+}
+END_TEST
+
 START_TEST(scenario_requires_source_and_description)
 {
 	const char *text = "{ \"hosts\": { \"a\": {} }, \"steps\": [ { \"do\": \"link_up\", \"host\": \"a\" } ],\n"
@@ -450,6 +473,7 @@ Suite *suite_scenario(void)
 	tcase_add_test(tc, scenario_reports_every_error_in_line_order);
 	tcase_add_test(tc, scenario_requires_source_and_description);
 	tcase_add_test(tc, scenario_empty_or_comment_only_file_is_a_syntax_error);
+	tcase_add_test(tc, scenario_size_limits_are_errors_not_slowness);
 	tcase_add_test(tc, scenario_unterminated_comment_names_its_line);
 	tc = unit_tcase(s, "files", 10);
 	tcase_add_loop_test(tc, scenario_lab_selftest_files_are_rejected_at_their_line, 0,
