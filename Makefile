@@ -156,9 +156,13 @@ fuzz: deps-check $(FUZZ_BINS)
 	  n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
 	  seeds=; [ -d fuzz/seeds/$$n ] && seeds=fuzz/seeds/$$n; \
 	  echo "# fuzz $$n for $(FUZZ_SECONDS)s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)/fuzz/corpus-$$n $$seeds 2>&1 \
-	    | grep -E 'stat::number_of_executed_units|ERROR|SUMMARY|Done' ; \
-	  [ $${PIPESTATUS[0]} -eq 0 ] || exit 1; \
+	  if $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ \
+	      $(BUILD)/fuzz/corpus-$$n $$seeds > $(BUILD)/fuzz/$$n.log 2>&1; then \
+	    grep -E 'stat::number_of_executed_units|^Done' $(BUILD)/fuzz/$$n.log; \
+	  else \
+	    grep -E 'ERROR|SUMMARY|Test unit written' $(BUILD)/fuzz/$$n.log; \
+	    echo "# fuzz $$n found a problem: $(BUILD)/fuzz/$$n.log"; exit 1; \
+	  fi; \
 	done
 
 BENCH_BINS := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
