@@ -3,5 +3,5 @@
 set -eu -o pipefail
 
 build=${1:-build}
-echo "# bench/hs_load (about 40 s)"
+echo "# bench/hs_load (about 40 s on an idle machine, bounded at 150 s)"
 timeout 150 "$build/bench/hs_load"
