@@ -198,6 +198,47 @@ START_TEST(daemon_picks_ports_in_the_rpc_range)
 }
 END_TEST
 
+/* A reply far larger than the socket buffers, to a peer already gone. */
+static void reply_huge(struct qphs_request *req, void *user)
+{
+	size_t n = 4 << 20;
+	char *body = malloc(n);
+
+	(void)user;
+	memset(body, ' ', n);
+	body[0] = '{';
+	body[n - 2] = '}';
+	body[n - 1] = '\n';
+	qphs_request_reply(req, body, n);
+	free(body);
+}
+
+START_TEST(daemon_never_raises_sigpipe)
+{
+	struct qphs_daemon *d = NULL;
+	struct qphs_daemon_stats st;
+	uint8_t req[32];
+	size_t n = hs_test_frame(QPHS_HS_NOTIFY, "{}\n", req, sizeof(req));
+
+	/* SIGPIPE keeps its default action: raised, it would end this test. */
+	signal(SIGPIPE, SIG_DFL);
+	ck_assert_int_eq(qphs_daemon_new(NULL, &d), 0);
+	qphs_daemon_set_handler(d, QPHS_HS_NOTIFY, reply_huge, NULL);
+	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
+	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	for (int i = 0; i < 5; i++) {
+		int fd = hs_test_connect(qphs_daemon_port(d), 5);
+		ck_assert_int_eq(send(fd, req, n, MSG_NOSIGNAL), (ssize_t)n);
+		close(fd); /* gone before the reply: the daemon's writes fail */
+	}
+	ck_assert_uint_eq(hs_test_wait_open(d, 0, 10), 0);
+	qphs_daemon_stats(d, &st);
+	ck_assert_uint_eq(st.replied, 0);
+	hs_test_assert_probe(d);
+	qphs_daemon_free(d);
+}
+END_TEST
+
 static const struct bad_frame {
 	const char *what;
 	const char *bytes;
@@ -586,6 +627,7 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, daemon_handler_answers_from_another_thread);
 	tcase_add_test(tc, daemon_handler_failure_becomes_reply_msg_or_close);
 	tcase_add_test(tc, daemon_picks_ports_in_the_rpc_range);
+	tcase_add_test(tc, daemon_never_raises_sigpipe);
 	tc = unit_tcase(s, "bad_frames", 20);
 	tcase_add_loop_test(tc, daemon_closes_each_bad_frame_and_keeps_serving, 0, (int)N_BAD);
 	tcase_add_test(tc, daemon_live_bytes_return_to_baseline_after_10000_bad_frames);
