@@ -42,7 +42,7 @@ defer() { QPLAB_UNDO+=("$(printf '%q ' "$@")"); }
 run_deferred() {
 	local i
 	for ((i = ${#QPLAB_UNDO[@]} - 1; i >= 0; i--)); do
-		eval "${QPLAB_UNDO[i]}" || true
+		eval "${QPLAB_UNDO[i]}" >/dev/null 2>&1 || true
 	done
 	QPLAB_UNDO=()
 }
@@ -52,23 +52,44 @@ install_exit_trap() {
 	trap 'exit 143' TERM
 }
 
-# wait_until SECONDS CMD...: poll CMD every 0.1 s until it succeeds or the
-# deadline (multiplied by QPLAB_TIME_MULTIPLIER) passes.
-wait_until() {
-	local secs=$1 end now
-	shift
-	secs=$(awk -v s="$secs" -v m="${QPLAB_TIME_MULTIPLIER:-1}" 'BEGIN { printf "%d", s * m * 10 }')
-	now=$(date +%s%N)
-	end=$((now / 100000000 + secs))
-	while :; do
-		"$@" && return 0
-		now=$(date +%s%N)
-		[ $((now / 100000000)) -lt "$end" ] || return 1
-		sleep 0.1
-	done
+# Under TCG every exec costs 0.1-0.3 s, so the helpers below use bash
+# builtins only: time from $EPOCHREALTIME, naps from `read -t` on a fifo
+# nobody writes to.
+now_ms() { local t=${EPOCHREALTIME/[.,]/}; echo $((t / 1000)); }
+QPLAB_NAPFD=
+nap() { # seconds (fractions allowed)
+	if [ -z "$QPLAB_NAPFD" ]; then
+		local f
+		f=$(mktemp -u "${TMPDIR:-/tmp}/qplab-nap.XXXXXX")
+		mkfifo "$f" && exec {QPLAB_NAPFD}<>"$f" && rm -f "$f" || { sleep "$1"; return 0; }
+	fi
+	read -r -t "$1" -u "$QPLAB_NAPFD" _ || true
 }
 
-now_ms() { local t; t=$(date +%s%N); echo $((t / 1000000)); }
+# QPLAB_TIME_MULTIPLIER rounded up to a whole number (at least 1).
+time_mult() {
+	local m=${QPLAB_TIME_MULTIPLIER:-1} w
+	w=${m%%.*}
+	case $w in '' | *[!0-9]*) w=1 ;; esac
+	[ "$m" = "$w" ] || w=$((w + 1))
+	[ "$w" -ge 1 ] || w=1
+	echo "$w"
+}
+
+# wait_until SECONDS CMD...: poll CMD every 0.1 s until it succeeds or the
+# deadline (multiplied by QPLAB_TIME_MULTIPLIER, an integer) passes.
+wait_until() {
+	local secs=$1 end t
+	shift
+	t=${EPOCHREALTIME/[.,]/}
+	end=$((t / 1000 + secs * $(time_mult) * 1000))
+	while :; do
+		"$@" && return 0
+		t=${EPOCHREALTIME/[.,]/}
+		[ $((t / 1000)) -lt "$end" ] || return 1
+		nap 0.1
+	done
+}
 
 # Kernels the lab can boot: "RELEASE KERNEL-IMAGE MODULE-BASE" lines, where
 # MODULE-BASE/lib/modules/RELEASE is the module tree. Looks in the cache of
