@@ -51,6 +51,8 @@ for f in "${phases[@]}"; do
 	else
 		echo "not ok $n - $name (${secs} s)"
 		failed=$((failed + 1))
+		# A failed phase may leave its topology: clear it for the next one.
+		"$ROOT/netns/topo" down --all 2>&1 | sed 's/^/# /' || true
 	fi
 done
 # Whatever a phase left behind would fail the next run: say so here.

@@ -36,26 +36,30 @@ topo_down() { # id: down, then independently check nothing of it is left
 hidx() { local i; for i in "${!H_NAME[@]}"; do [ "${H_NAME[i]}" = "$1" ] && echo "$i" && return; done; fail "no host $1"; }
 
 PP_PORT=18600
-# pp SERVER CLIENT [4|6]: ibv_rc_pingpong from CLIENT to SERVER across the
-# lab; the server listens on its lab address, the client's TCP socket is
-# not bound (in shared mode it goes over lo: the RoCE path is what counts).
+# pp SERVER CLIENT [4|6] [DEADLINE]: ibv_rc_pingpong from CLIENT to SERVER
+# across the lab; the client gives up after DEADLINE s (default 20, times
+# QPLAB_TIME_MULTIPLIER). The client's TCP socket is not bound (in shared
+# mode it goes over lo: the RoCE path is what this checks). The server is
+# stopped once the client is done. Output in PP_OUT.
 pp() {
-	local s c fam=${3:-4} gs gc port rc
+	local s c fam=${3:-4} gs gc port rc=0 m
+	m=$(time_mult)
 	s=$(hidx "$1") c=$(hidx "$2")
 	PP_PORT=$((PP_PORT + 1)) port=$PP_PORT
 	gs=${H_GID4[s]} gc=${H_GID4[c]}
 	[ "$fam" = 4 ] || gs=${H_GID6[s]} gc=${H_GID6[c]}
-	local dl=$((8 * $(time_mult)))
 	# shellcheck disable=SC2086
-	${H_EXEC[s]} timeout "$dl" ibv_rc_pingpong -d "${H_RXE[s]}" -g "$gs" -n 10 -p "$port" >/tmp/pp-s.$port 2>&1 &
+	${H_EXEC[s]} timeout $((60 * m)) ibv_rc_pingpong -d "${H_RXE[s]}" -g "$gs" -n 10 -p "$port" >/tmp/pp-s.$port 2>&1 &
 	local spid=$!
+	# A cold start (libraries read over 9p under TCG) takes seconds.
+	wait_until 30 sh -c "${H_EXEC[s]} ss -Htln 'sport = :$port' | grep -q ." ||
+		note "pp: the server on ${H_NAME[s]} is not listening after 30 s"
 	# shellcheck disable=SC2086
-	wait_until 5 sh -c "${H_EXEC[s]} ss -Htln 'sport = :$port' | grep -q ." || true
-	rc=0
-	# shellcheck disable=SC2086
-	${H_EXEC[c]} timeout "$dl" ibv_rc_pingpong -d "${H_RXE[c]}" -g "$gc" -n 10 -p "$port" "${H_ADDR4[s]}" >/tmp/pp-c.$port 2>&1 || rc=$?
+	${H_EXEC[c]} timeout $((${4:-20} * m)) ibv_rc_pingpong -d "${H_RXE[c]}" -g "$gc" -n 10 -p "$port" "${H_ADDR4[s]}" >/tmp/pp-c.$port 2>&1 || rc=$?
+	kill "$spid" 2>/dev/null || true
 	wait "$spid" 2>/dev/null || true
 	PP_OUT=$(cat /tmp/pp-c.$port /tmp/pp-s.$port)
+	rm -f /tmp/pp-c.$port /tmp/pp-s.$port
 	return $rc
 }
 
@@ -63,7 +67,7 @@ pp() {
 # address, its socket bound to its own lab address (so the control path
 # crosses the wire in shared mode too)?
 tcp() {
-	local s c port rc=0 dl=$((4 * $(time_mult)))
+	local s c port rc=0 dl=$((10 * $(time_mult)))
 	s=$(hidx "$1") c=$(hidx "$2")
 	PP_PORT=$((PP_PORT + 1)) port=$PP_PORT
 	# shellcheck disable=SC2086
@@ -71,7 +75,7 @@ tcp() {
 		my $l = IO::Socket::INET->new(LocalAddr => $ARGV[0], LocalPort => $ARGV[1], Listen => 1, ReuseAddr => 1) or die;
 		my $c = $l->accept; print $c "ok\n" if $c;' "${H_ADDR4[s]}" "$port" >/dev/null 2>&1 &
 	local spid=$!
-	wait_until 5 sh -c "${H_EXEC[s]} ss -Htln 'sport = :$port' | grep -q ." || true
+	wait_until 20 sh -c "${H_EXEC[s]} ss -Htln 'sport = :$port' | grep -q ." || true
 	# shellcheck disable=SC2086
 	${H_EXEC[c]} timeout "$dl" perl -MIO::Socket::INET -e '
 		my $c = IO::Socket::INET->new(LocalAddr => $ARGV[0], PeerAddr => $ARGV[1], PeerPort => $ARGV[2], Timeout => 3) or exit 1;
