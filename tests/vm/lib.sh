@@ -63,10 +63,13 @@ pp() {
 	return $rc
 }
 
-# tcp SERVER CLIENT: can CLIENT open a TCP connection to SERVER's lab
+# tcp SERVER CLIENT: tcp_once, tried twice (a loaded TCG guest can lose
+# the race between the listener's start and the connect).
+tcp() { tcp_once "$@" || tcp_once "$@"; }
+# tcp_once SERVER CLIENT: can CLIENT open a TCP connection to SERVER's lab
 # address, its socket bound to its own lab address (so the control path
 # crosses the wire in shared mode too)?
-tcp() {
+tcp_once() {
 	local s c port rc=0 dl=$((10 * $(time_mult)))
 	s=$(hidx "$1") c=$(hidx "$2")
 	PP_PORT=$((PP_PORT + 1)) port=$PP_PORT
