@@ -107,7 +107,7 @@ for rel in "${selected[@]}"; do
 	echo "# === kernel $rel: $set_name set"
 	t0=${EPOCHREALTIME/[.,]/}
 	rc=0
-	"$VM" -v --kernel "$rel" --timeout $((600 * $(time_mult))) -- \
+	"$VM" -v --kernel "$rel" --timeout $((900 * $(time_mult))) -- \
 		"$ROOT/tests/vm/in-vm.sh" --set "$set_name" 2>&1 | sed -u 's/^\(ok\|not ok\) /    \1 /' || rc=$?
 	if [ $rc = 0 ]; then
 		ok "kernel $rel: $set_name set ($(secs_since "$t0") s in the VM, boot included)"
