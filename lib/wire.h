@@ -37,12 +37,14 @@ const char *qphs__msg_type_name(int type);
 int qphs__msg_type_from_name(const char *name);
 
 /* Writes the frame header for a body of json_len bytes into hdr (8 bytes for
- * the old protocol, 9 otherwise) and returns its length. */
+ * the old protocol, 9 otherwise) and returns its length; returns 0 (nothing
+ * written) for a type that is neither 0..3 nor QPHS_MSG_OLD_PROTOCOL. */
 size_t qphs__frame_header(int type, size_t json_len, uint8_t hdr[9]);
 
 /* Encodes one whole frame into a new malloc'd buffer; *out is transferred to
- * the caller (free()).  Returns 0, QPHS_ERR_INVALID_ARGUMENT (bad type or
- * empty json) or QPHS_ERR_MEMORY. */
+ * the caller (free()).  Returns 0, QPHS_ERR_INVALID_ARGUMENT (bad type,
+ * empty json, or an old-protocol json whose first byte is not 0x04..0x7f and
+ * so would not read back as old protocol) or QPHS_ERR_MEMORY. */
 int qphs__frame_encode(int type, const char *json, size_t json_len,
 		       uint8_t **out, size_t *out_len);
 
@@ -66,7 +68,10 @@ void qphs__decoder_reset(struct qphs__decoder *d);
  * bytes consumed (>= 0), or a negative error as soon as the bytes seen prove
  * the frame bad: QPHS_ERR_FRAME_ZERO_LENGTH, _TOO_LONG, _BAD_TYPE,
  * _EMPTY_BODY (a typed frame of length 1), QPHS_ERR_MEMORY.  After an error
- * the decoder must be reset. */
+ * the decoder must be reset: until then every feed returns the same error.
+ * Feeding after a whole frame was ready drops that frame and starts the next.
+ * The payload is allocated once, when its first byte arrives: length + 1
+ * bytes (NUL terminator), never before the length was checked. */
 ssize_t qphs__decoder_feed(struct qphs__decoder *d, const void *buf, size_t len);
 
 /* Returns 1 and fills *f when a whole frame is ready, 0 otherwise.  The
@@ -74,7 +79,8 @@ ssize_t qphs__decoder_feed(struct qphs__decoder *d, const void *buf, size_t len)
 int qphs__decoder_frame(struct qphs__decoder *d, struct qphs__frame *f);
 
 /* The peer's side ended (EOF).  Returns 0 when no partial frame is
- * buffered, QPHS_ERR_FRAME_TRUNCATED otherwise. */
+ * buffered, QPHS_ERR_FRAME_TRUNCATED otherwise (and the feed's error when
+ * the decoder has failed and was not reset). */
 int qphs__decoder_eof(const struct qphs__decoder *d);
 
 /* Bytes already buffered for the current frame (0 between frames). */

@@ -1,0 +1,57 @@
+/* GID strings: Mooncake's parseGidString rules, and the 47-char format. */
+#include <ctype.h>
+#include <stdio.h>
+
+#include "desc.h"
+#include "qphs/error.h"
+
+/* One field: optional whitespace, optional 0x, one or more hex digits,
+ * value <= 0xff.  Returns the position after it, or NULL. */
+static const char *gid_field(const char *p, uint8_t *out)
+{
+	unsigned v = 0;
+	const char *digits;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && isxdigit((unsigned char)p[2]))
+		p += 2;
+	digits = p;
+	while (isxdigit((unsigned char)*p)) {
+		int c = tolower((unsigned char)*p++);
+		v = v * 16 + (unsigned)(c <= '9' ? c - '0' : c - 'a' + 10);
+		if (v > 0xff)
+			return NULL;
+	}
+	if (p == digits)
+		return NULL;
+	*out = (uint8_t)v;
+	return p;
+}
+
+int qphs__gid_parse(const char *s, uint8_t gid[16])
+{
+	const char *p = s;
+	uint8_t tmp[16];
+
+	if (!s)
+		return QPHS_ERR_BAD_GID;
+	for (int i = 0; i < 16; i++) {
+		if (i > 0 && *p++ != ':')
+			return QPHS_ERR_BAD_GID;
+		p = gid_field(p, &tmp[i]);
+		if (!p)
+			return QPHS_ERR_BAD_GID;
+	}
+	if (*p)
+		return QPHS_ERR_BAD_GID;
+	for (int i = 0; i < 16; i++)
+		gid[i] = tmp[i];
+	return 0;
+}
+
+void qphs__gid_format(const uint8_t gid[16], char out[QPHS_GID_STR_LEN + 1])
+{
+	for (int i = 0; i < 16; i++)
+		snprintf(out + 3 * i, 4, i < 15 ? "%02x:" : "%02x", gid[i]);
+}

@@ -1,0 +1,257 @@
+/* JSON writer in the dialect of Mooncake's jsoncpp FastWriter (see jsonw.h). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "jsonw.h"
+#include "qphs/error.h"
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	int err;
+};
+
+static void put(struct buf *b, const char *s, size_t n)
+{
+	if (b->err)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (b->len + n + 1 > cap)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p) {
+			b->err = QPHS_ERR_MEMORY;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void puts_(struct buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+/* jsoncpp's utf8ToCodepoint, bug for bug: continuation bytes are not
+ * checked, a stray continuation byte starts a two-byte sequence, a sequence
+ * cut short by the end yields U+FFFD and consumes one byte only. */
+static unsigned decode_utf8(const unsigned char *s, size_t left, size_t *used)
+{
+	const unsigned bad = 0xFFFD;
+	unsigned c = s[0], cp;
+
+	*used = 1;
+	if (c < 0x80)
+		return c;
+	if (c < 0xE0) {
+		if (left < 2)
+			return bad;
+		cp = ((c & 0x1Fu) << 6) | (s[1] & 0x3Fu);
+		*used = 2;
+		return cp < 0x80 ? bad : cp;
+	}
+	if (c < 0xF0) {
+		if (left < 3)
+			return bad;
+		cp = ((c & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
+		*used = 3;
+		if (cp >= 0xD800 && cp <= 0xDFFF)
+			return bad;
+		return cp < 0x800 ? bad : cp;
+	}
+	if (c < 0xF8) {
+		if (left < 4)
+			return bad;
+		cp = ((c & 0x07u) << 18) | ((s[1] & 0x3Fu) << 12) | ((s[2] & 0x3Fu) << 6) |
+		     (s[3] & 0x3Fu);
+		*used = 4;
+		return cp < 0x10000 ? bad : cp;
+	}
+	return bad;
+}
+
+static void put_u16(struct buf *b, unsigned v)
+{
+	char t[8];
+
+	snprintf(t, sizeof(t), "\\u%04x", v & 0xFFFFu);
+	puts_(b, t);
+}
+
+static const char *short_escape(unsigned char c)
+{
+	switch (c) {
+	case '"': return "\\\"";
+	case '\\': return "\\\\";
+	case '\b': return "\\b";
+	case '\f': return "\\f";
+	case '\n': return "\\n";
+	case '\r': return "\\r";
+	case '\t': return "\\t";
+	default: return NULL;
+	}
+}
+
+static void put_string(struct buf *b, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	put(b, "\"", 1);
+	for (size_t i = 0; i < n;) {
+		const char *esc = short_escape(u[i]);
+		size_t used;
+		unsigned cp;
+
+		if (esc) {
+			puts_(b, esc);
+			i++;
+			continue;
+		}
+		cp = decode_utf8(u + i, n - i, &used);
+		i += used;
+		if (cp >= 0x20 && cp <= 0x7F) {
+			char ch = (char)cp;
+			put(b, &ch, 1);
+		} else if (cp < 0x10000) {
+			put_u16(b, cp);
+		} else {
+			cp -= 0x10000;
+			put_u16(b, (cp >> 10) + 0xD800);
+			put_u16(b, (cp & 0x3FF) + 0xDC00);
+		}
+	}
+	put(b, "\"", 1);
+}
+
+static void double_text(double v, char *t, size_t len)
+{
+	if (isnan(v)) {
+		snprintf(t, len, "null");
+		return;
+	}
+	if (isinf(v)) {
+		snprintf(t, len, v < 0 ? "-1e+9999" : "1e+9999");
+		return;
+	}
+	snprintf(t, len, "%.17g", v);
+	if (!strchr(t, '.') && !strchr(t, 'e'))
+		strncat(t, ".0", len - strlen(t) - 1);
+}
+
+int qphs__json_scalar_text(struct json_object *obj, char *t, size_t len)
+{
+	switch (json_object_get_type(obj)) {
+	case json_type_null:
+		snprintf(t, len, "%s", "");
+		return 0;
+	case json_type_boolean:
+		snprintf(t, len, "%s", json_object_get_boolean(obj) ? "true" : "false");
+		return 0;
+	case json_type_int: {
+		int64_t i = json_object_get_int64(obj);
+		if (i < 0)
+			snprintf(t, len, "%" PRId64, i);
+		else
+			snprintf(t, len, "%" PRIu64, json_object_get_uint64(obj));
+		return 0;
+	}
+	case json_type_double:
+		double_text(json_object_get_double(obj), t, len);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	/* Byte order; keys have no NUL inside (json-c keys are C strings). */
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void put_value(struct buf *b, struct json_object *obj);
+
+static void put_object(struct buf *b, struct json_object *obj)
+{
+	size_t n = (size_t)json_object_object_length(obj), i = 0;
+	const char **keys = calloc(n ? n : 1, sizeof(*keys));
+
+	if (!keys) {
+		b->err = QPHS_ERR_MEMORY;
+		return;
+	}
+	json_object_object_foreach(obj, k, v) {
+		(void)v;
+		keys[i++] = k;
+	}
+	qsort(keys, n, sizeof(*keys), key_cmp);
+	put(b, "{", 1);
+	for (i = 0; i < n; i++) {
+		struct json_object *val = NULL;
+
+		if (i)
+			put(b, ",", 1);
+		put_string(b, keys[i], strlen(keys[i]));
+		put(b, ":", 1);
+		json_object_object_get_ex(obj, keys[i], &val);
+		put_value(b, val);
+	}
+	put(b, "}", 1);
+	free(keys);
+}
+
+static void put_value(struct buf *b, struct json_object *obj)
+{
+	char t[64];
+
+	switch (json_object_get_type(obj)) {
+	case json_type_object:
+		put_object(b, obj);
+		return;
+	case json_type_array:
+		put(b, "[", 1);
+		for (size_t i = 0; i < json_object_array_length(obj); i++) {
+			if (i)
+				put(b, ",", 1);
+			put_value(b, json_object_array_get_idx(obj, i));
+		}
+		put(b, "]", 1);
+		return;
+	case json_type_string:
+		put_string(b, json_object_get_string(obj),
+			   (size_t)json_object_get_string_len(obj));
+		return;
+	case json_type_null:
+		puts_(b, "null");
+		return;
+	default:
+		qphs__json_scalar_text(obj, t, sizeof(t));
+		puts_(b, t);
+	}
+}
+
+int qphs__jsonw_write(struct json_object *obj, char **out, size_t *out_len)
+{
+	struct buf b = {0};
+
+	put_value(&b, obj);
+	put(&b, "\n", 1);
+	if (b.err) {
+		free(b.p);
+		return b.err;
+	}
+	*out = b.p;
+	*out_len = b.len;
+	return 0;
+}

@@ -1,0 +1,30 @@
+/*
+ * jsonw.h — the JSON writer of Mooncake's dialect (jsoncpp 1.9.5 FastWriter)
+ * and the number/string conversions the body readers share.  Internal.
+ *
+ * Rules (checked against jsoncpp by tests/compat): no whitespace; object
+ * keys in byte order (shorter key first on a common prefix); '"', '\\',
+ * \b \f \n \r \t in short form; '/' and DEL as they are; every other
+ * control character and every non-ASCII character as \uXXXX with lowercase
+ * hex, UTF-16 surrogate pairs above U+FFFF, U+FFFD for bytes that do not
+ * decode; integers in decimal; doubles as "%.17g" with ".0" added when the
+ * result has neither '.' nor 'e'.
+ */
+#ifndef QPHS__JSONW_H
+#define QPHS__JSONW_H
+
+#include <stddef.h>
+
+struct json_object;
+
+/* Writes obj (NULL writes "null") followed by '\n' into a new malloc'd
+ * NUL-terminated string (*out transferred; *out_len excludes the NUL).
+ * Returns 0 or QPHS_ERR_MEMORY. */
+int qphs__jsonw_write(struct json_object *obj, char **out, size_t *out_len);
+
+/* The text jsoncpp's Value::asString() gives a scalar: numbers as the
+ * writer writes them, "true"/"false", "" for null.  buf holds >= 64 bytes.
+ * Returns -1 for strings, arrays and objects (no text written). */
+int qphs__json_scalar_text(struct json_object *obj, char *buf, size_t len);
+
+#endif
