@@ -31,7 +31,7 @@ void qphs__context_set_err(struct qphs_context *ctx, const char *fmt, ...)
 
 static const char *port_state_name(int s)
 {
-	return ibv_port_state_str((enum ibv_port_state)s);
+	return qphs__verbs_port_state_name(s);
 }
 
 int qphs__context_active_mtu(struct qphs_context *ctx, int *bytes, int *state)

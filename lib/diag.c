@@ -49,7 +49,7 @@ static void check_port(struct qphs_context *ctx, struct finding *f, int *active_
 	*active_mtu = qphs__verbs_mtu_bytes(pa.active_mtu);
 	if (pa.state != IBV_PORT_ACTIVE)
 		add(f, "port %d of %s is %s", ctx->port, ctx->device,
-		    ibv_port_state_str(pa.state));
+		    qphs__verbs_port_state_name(pa.state));
 }
 
 static void check_gid(struct qphs_context *ctx, struct finding *f, int index)

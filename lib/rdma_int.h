@@ -160,6 +160,7 @@ struct qphs_request;
 void qphs__passive_connection(struct qphs_rdma *r, struct qphs_request *req);
 void qphs__passive_metadata(struct qphs_rdma *r, struct qphs_request *req);
 struct qphs_context *qphs__rdma_find_ctx(struct qphs_rdma *r, const char *device);
+struct qphs_context *qphs__rdma_find_ctx_locked(struct qphs_rdma *r, const char *device);
 
 /* Monotonic milliseconds. */
 double qphs__now_ms(void);

@@ -362,6 +362,11 @@ const char *qphs__verbs_wc_status_name(enum ibv_wc_status s)
 	return "IBV_WC_UNKNOWN";
 }
 
+const char *qphs__verbs_port_state_name(int state)
+{
+	return ibv_port_state_str((enum ibv_port_state)state);
+}
+
 const char *qphs__verbs_event_name(enum ibv_event_type t)
 {
 	return ibv_event_type_str(t);

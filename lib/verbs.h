@@ -78,6 +78,7 @@ int qphs__verbs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 int qphs__verbs_get_async_event(struct ibv_context *c, struct ibv_async_event *ev);
 void qphs__verbs_ack_async_event(struct ibv_async_event *ev);
 const char *qphs__verbs_wc_status_name(enum ibv_wc_status s);
+const char *qphs__verbs_port_state_name(int state);
 const char *qphs__verbs_event_name(enum ibv_event_type t);
 const char *qphs__verbs_qp_state_name(int state);
 int qphs__verbs_mtu_bytes(enum ibv_mtu m);
