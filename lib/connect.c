@@ -33,14 +33,14 @@ static void sleep_us(long us)
  * Runs on the caller's thread, never a daemon's. */
 static int wait_existing(struct qphs_endpoint *ep)
 {
-	double end = qphs__now_ms() + 10000;
+	double end = qphs__mono_ms() + 10000;
 	long nap = 50;
 	int st;
 
 	QPHS_DEBUG("[Handshake] Another thread is already performing the endpoint handshake, "
 		   "waiting for it to complete");
 	for (int spin = 0; (st = atomic_load(&ep->status)) == QPHS_EP_CONNECTING; spin++) {
-		if (qphs__now_ms() > end) {
+		if (qphs__mono_ms() > end) {
 			pthread_mutex_lock(&ep->lock);
 			int rc = qphs__ep_reset_locked(ep, "wait existing handshake timeout");
 			qphs__ep_set_err(ep, QPHS_ERR_ENDPOINT, "waiting for another handshake on "
@@ -262,7 +262,7 @@ static long backoff_us(int attempt_no, unsigned *seed)
 
 int qphs_connect(struct qphs_context *ctx, const char *peer, struct qphs_endpoint **out)
 {
-	unsigned seed = (unsigned)(qphs__now_ms() * 1000) ^ (unsigned)getpid() ^
+	unsigned seed = (unsigned)(qphs__mono_ms() * 1000) ^ (unsigned)getpid() ^
 			(unsigned)(uintptr_t)out;
 	char *server = NULL, *dev = NULL;
 	struct qphs_endpoint *ep = NULL;

@@ -29,7 +29,7 @@ struct check {
 
 static void fill_pattern(uint8_t *p, size_t n)
 {
-	uint64_t x = (uint64_t)(qphs__now_ms() * 1e6) ^ ((uint64_t)getpid() << 32) ^
+	uint64_t x = (uint64_t)(qphs__mono_ms() * 1e6) ^ ((uint64_t)getpid() << 32) ^
 		     (uint64_t)(uintptr_t)p;
 
 	for (size_t i = 0; i < n; i++) {
@@ -43,19 +43,19 @@ static void fill_pattern(uint8_t *p, size_t n)
 /* Polls for wr_id with a deadline; names the status or "no completion". */
 static int wait_wc(struct check *c, uint64_t wr_id, char *status, size_t len, double *ms)
 {
-	double t0 = qphs__now_ms(), end = t0 + c->timeout_ms;
+	double t0 = qphs__mono_ms(), end = t0 + c->timeout_ms;
 	struct ibv_wc wc;
 
 	for (;;) {
 		int n = qphs__verbs_poll_cq(c->ep->ctx->cq, 1, &wc);
 
 		if (n > 0 && wc.wr_id == wr_id) {
-			*ms = qphs__now_ms() - t0;
+			*ms = qphs__mono_ms() - t0;
 			snprintf(status, len, "%s", qphs__verbs_wc_status_name(wc.status));
 			return wc.status == IBV_WC_SUCCESS ? 0 : QPHS_ERR_COMPLETION;
 		}
-		if (n < 0 || qphs__now_ms() > end) {
-			*ms = qphs__now_ms() - t0;
+		if (n < 0 || qphs__mono_ms() > end) {
+			*ms = qphs__mono_ms() - t0;
 			snprintf(status, len, "no completion within %d ms", c->timeout_ms);
 			return QPHS_ERR_COMPLETION_TIMEOUT;
 		}
@@ -198,7 +198,7 @@ int qphs_endpoint_check_data(struct qphs_endpoint *ep, size_t bytes, int timeout
 			     struct qphs_data_result *res)
 {
 	struct check c = {.ep = ep, .res = res, .bytes = bytes, .timeout_ms = timeout_ms};
-	double t0 = qphs__now_ms();
+	double t0 = qphs__mono_ms();
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -216,7 +216,7 @@ int qphs_endpoint_check_data(struct qphs_endpoint *ep, size_t bytes, int timeout
 	pthread_mutex_lock(&ep->ctx->check_lock);
 	rc = run(&c);
 	pthread_mutex_unlock(&ep->ctx->check_lock);
-	res->total_ms = qphs__now_ms() - t0;
+	res->total_ms = qphs__mono_ms() - t0;
 	res->ok = rc == 0;
 	if (rc == 0)
 		snprintf(res->text, sizeof(res->text), "%zu bytes written, read back and checksummed "

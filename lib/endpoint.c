@@ -14,7 +14,7 @@
 #include "qphs/error.h"
 #include "rdma_int.h"
 
-double qphs__now_ms(void)
+double qphs__mono_ms(void)
 {
 	struct timespec ts;
 

@@ -49,7 +49,7 @@ const char *qphs_endpoint_errstr(struct qphs_endpoint *ep)
 
 int qphs_endpoint_wait_ready(struct qphs_endpoint *ep, int timeout_ms)
 {
-	double end = qphs__now_ms() + timeout_ms;
+	double end = qphs__mono_ms() + timeout_ms;
 	struct timespec nap = {0, 200000};
 
 	for (;;) {
@@ -59,7 +59,7 @@ int qphs_endpoint_wait_ready(struct qphs_endpoint *ep, int timeout_ms)
 			return 0;
 		if (st >= QPHS_EP_DESTROYING)
 			return QPHS_ERR_RETIRED;
-		if (qphs__now_ms() > end)
+		if (qphs__mono_ms() > end)
 			return QPHS_ERR_ENDPOINT;
 		nanosleep(&nap, NULL);
 	}

@@ -163,6 +163,6 @@ struct qphs_context *qphs__rdma_find_ctx(struct qphs_rdma *r, const char *device
 struct qphs_context *qphs__rdma_find_ctx_locked(struct qphs_rdma *r, const char *device);
 
 /* Monotonic milliseconds. */
-double qphs__now_ms(void);
+double qphs__mono_ms(void);
 
 #endif
