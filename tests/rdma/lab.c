@@ -78,6 +78,8 @@ int lab_count_qps(const char *dev)
 		n += r;
 	}
 	pclose(p);
+	if (getenv("QPLAB_RDMA_DEBUG_QPS"))
+		printf("# rdma -j resource show qp: %s\n", buf);
 	arr = json_tokener_parse(buf);
 	free(buf);
 	ck_assert_msg(arr && json_object_is_type(arr, json_type_array), "rdma -j output not JSON");
@@ -86,13 +88,17 @@ int lab_count_qps(const char *dev)
 
 		char task[64];
 
-		/* The kernel records the creating thread's id: a QP made by a
-		 * worker thread shows that thread, so match any of our threads. */
-		if (!json_object_object_get_ex(e, "pid", &v))
+		/* The kernel records the creating thread.  A QP made by one of our
+		 * threads shows its id; one made by a thread that has exited shows
+		 * neither pid nor comm (kernel QPs carry comm "ib_core" and no pid):
+		 * the suite is the only RDMA user in the VM, so those are ours. */
+		if (json_object_object_get_ex(e, "pid", &v)) {
+			snprintf(task, sizeof(task), "/proc/self/task/%d", json_object_get_int(v));
+			if (access(task, F_OK) != 0)
+				continue;
+		} else if (json_object_object_get_ex(e, "comm", &v)) {
 			continue;
-		snprintf(task, sizeof(task), "/proc/self/task/%d", json_object_get_int(v));
-		if (access(task, F_OK) != 0)
-			continue;
+		}
 		if (json_object_object_get_ex(e, "ifname", &v) &&
 		    !strcmp(json_object_get_string(v), dev))
 			count++;
