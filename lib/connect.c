@@ -150,7 +150,8 @@ static int setup_from_reply(struct qphs_endpoint *ep, const struct qphs__hs_desc
 			return rc;
 		}
 	} else if (qphs__gid_parse(reply->local_gid, gid)) {
-		qphs__ep_set_err(ep, QPHS_ERR_BAD_GID, "Invalid peer GID: %s", reply->local_gid);
+		qphs__ep_set_err(ep, QPHS_ERR_BAD_GID, "Invalid peer GID: %s [want 16 ':'-separated "
+				 "hex bytes]", reply->local_gid);
 		return QPHS_ERR_BAD_GID;
 	}
 	return qphs__ep_setup_locked(ep, gid, lid, reply->qp_num, reply->path_mtu);

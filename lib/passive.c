@@ -64,7 +64,7 @@ static int precheck(struct passive *p)
 			return -1;
 		}
 	} else if (qphs__gid_parse(peer->local_gid, p->gid)) {
-		reject(p, "Invalid peer GID: %s", peer->local_gid);
+		reject(p, "Invalid peer GID: %s [want 16 ':'-separated hex bytes]", peer->local_gid);
 		return -1;
 	}
 	return 0;

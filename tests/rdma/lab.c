@@ -27,6 +27,12 @@ void lab_config(struct qphs_config *cfg)
 
 void lab_up(struct lab_host *h, int i, const struct qphs_config *cfg_in)
 {
+	lab_up_named(h, i, cfg_in, NULL);
+}
+
+void lab_up_named(struct lab_host *h, int i, const struct qphs_config *cfg_in,
+		  const char *server)
+{
 	struct qphs_config cfg;
 	char err[512] = "";
 	int rc;
@@ -43,7 +49,8 @@ void lab_up(struct lab_host *h, int i, const struct qphs_config *cfg_in)
 	ck_assert_int_eq(qphs_daemon_new(&cfg, &h->d), 0);
 	rc = qphs_daemon_listen(h->d, h->addr, 0);
 	ck_assert_msg(rc == 0, "listen on %s: %s", h->addr, qphs_daemon_errstr(h->d));
-	rc = qphs_rdma_new(&cfg, qphs_daemon_address(h->d), &h->r, err, sizeof(err));
+	rc = qphs_rdma_new(&cfg, server ? server : qphs_daemon_address(h->d), &h->r, err,
+			   sizeof(err));
 	ck_assert_msg(rc == 0, "qphs_rdma_new: %s", err);
 	rc = qphs_rdma_open_device(h->r, h->dev, &h->ctx);
 	ck_assert_msg(rc == 0, "open %s: %s (%s)", h->dev, qphs_errname(rc), qphs_rdma_errstr(h->r));
@@ -148,4 +155,14 @@ void lab_assert_mooncake(const char *text, const char *prefix)
 		      text, prefix);
 	ck_assert_msg(strstr(text + strlen(prefix), " [") && text[strlen(text) - 1] == ']',
 		      "'%s' has no ' [detail]'", text);
+}
+
+void lab_assert_reset(struct qphs_endpoint *ep)
+{
+	struct qphs_endpoint_info info;
+
+	ck_assert_int_eq(qphs_endpoint_info(ep, &info), 0);
+	for (int i = 0; i < info.qp_count; i++)
+		ck_assert_msg(info.qp_state[i] == 0, "QP %d (qpn %u) left in state %d", i,
+			      info.qpn[i], info.qp_state[i]);
 }

@@ -36,7 +36,12 @@ struct lab_host {
 /* Brings host i (0 = a, 1 = b) up with cfg (NULL = defaults).  Fails the
  * test on error. */
 void lab_up(struct lab_host *h, int i, const struct qphs_config *cfg);
+/* Same, with a server name other than the daemon's address. */
+void lab_up_named(struct lab_host *h, int i, const struct qphs_config *cfg,
+		  const char *server);
 void lab_down(struct lab_host *h);
+/* Asserts every QP of ep is in RESET (nothing left half way). */
+void lab_assert_reset(struct qphs_endpoint *ep);
 /* Config with the suite's defaults (short reply timeout). */
 void lab_config(struct qphs_config *cfg);
 /* QPs of this process on device dev, counted with `rdma -j resource show qp`. */
