@@ -91,10 +91,10 @@ static void check_rtr(struct qphs_context *ctx, struct finding *f,
 	if (p->rd_atomic > ctx->dev_attr.max_qp_rd_atom)
 		add(f, "max_dest_rd_atomic %d exceeds the device's max_qp_rd_atom %d",
 		    p->rd_atomic, ctx->dev_attr.max_qp_rd_atom);
-	if (ctx->dev_attr.max_res_rd_atom &&
-	    ctx->rd_atom_used + p->rd_atomic > ctx->dev_attr.max_res_rd_atom)
-		add(f, "responder resources: %d in use + %d asked > max_res_rd_atom %d",
-		    ctx->rd_atom_used, p->rd_atomic, ctx->dev_attr.max_res_rd_atom);
+	/* rd_atom_used already counts this setup's QPs. */
+	if (ctx->dev_attr.max_res_rd_atom && ctx->rd_atom_used > ctx->dev_attr.max_res_rd_atom)
+		add(f, "responder resources: this context's QPs ask %d, max_res_rd_atom is %d",
+		    ctx->rd_atom_used, ctx->dev_attr.max_res_rd_atom);
 	if (p->dest_qpn == 0)
 		add(f, "peer qp num is 0");
 	if (v4_mapped(p->dgid.raw) != v4_mapped(ctx->gid.raw))
@@ -102,14 +102,20 @@ static void check_rtr(struct qphs_context *ctx, struct finding *f,
 		    v4_mapped(ctx->gid.raw) ? "IPv4" : "IPv6");
 }
 
-void qphs__diag(struct qphs_context *ctx, int step, const struct qphs__rtr_params *p,
-		int init_rd_atomic, char *text, size_t len)
+void qphs__diag(struct qphs_context *ctx, int step, const struct qphs__qp *qp,
+		const struct qphs__rtr_params *p, int init_rd_atomic, char *text, size_t len)
 {
 	char buf[384] = "";
 	struct finding f = {.buf = buf, .len = sizeof(buf)};
 	int active_mtu;
 
 	check_port(ctx, &f, &active_mtu);
+	if (step == QPHS_TR_INIT && qp && qp->reached_rts)
+		add(&f, "this QP reached RTS before and was reset for reuse; some drivers "
+		    "(eRDMA) cannot take such a QP to INIT again: use reset policy reconstruct");
+	if (step == QPHS_TR_INIT && ctx->cfg->strict_reset)
+		add(&f, "strict reset sent RESET to a QP already in RESET; some drivers (E810) "
+		    "then refuse INIT: turn strict_reset off");
 	if (step == QPHS_TR_INIT && ctx->cfg->pkey_index != 0)
 		add(&f, "pkey index %d (MC_PKEY_INDEX) may be beyond the pkey table",
 		    ctx->cfg->pkey_index);

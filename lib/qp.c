@@ -124,10 +124,14 @@ int qphs__qp_to_rts(struct qphs_context *ctx, struct qphs__qp *qp, int rd_atomic
 		.max_rd_atomic = (uint8_t)rd_atomic,
 	};
 
-	return ctx->verbs.ops->modify_qp(&ctx->verbs, qp, &attr,
-					 IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-						 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-						 IBV_QP_MAX_QP_RD_ATOMIC);
+	int rc = ctx->verbs.ops->modify_qp(&ctx->verbs, qp, &attr,
+					   IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+						   IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+						   IBV_QP_MAX_QP_RD_ATOMIC);
+
+	if (!rc)
+		qp->reached_rts = 1;
+	return rc;
 }
 
 /* Retirement flushes outstanding work (Mooncake's beginDestroy). */

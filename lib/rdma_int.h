@@ -135,8 +135,8 @@ int qphs__qp_to_rts(struct qphs_context *ctx, struct qphs__qp *qp, int rd_atomic
 int qphs__qp_to_err(struct qphs_context *ctx, struct qphs__qp *qp);
 
 /* diag.c: appends " [finding]" to text for a failed step (QPHS_TR_*). */
-void qphs__diag(struct qphs_context *ctx, int step, const struct qphs__rtr_params *p,
-		int init_rd_atomic, char *text, size_t len);
+void qphs__diag(struct qphs_context *ctx, int step, const struct qphs__qp *qp,
+		const struct qphs__rtr_params *p, int init_rd_atomic, char *text, size_t len);
 
 /* endpoint.c */
 int qphs__ep_get(struct qphs_context *ctx, const char *peer, int create,

@@ -68,7 +68,7 @@ static void fail_step(struct qphs_endpoint *ep, int step, int err, int qi,
 	char text[QPHS__TEXT_LEN];
 
 	snprintf(text, sizeof(text), "%s: %s", step_text[step], strerror(err));
-	qphs__diag(ep->ctx, step, p, init_rd, text, sizeof(text));
+	qphs__diag(ep->ctx, step, &ep->qp[qi], p, init_rd, text, sizeof(text));
 	ep->tr_failed[step]++;
 	qphs__ep_set_err(ep, QPHS_ERR_MODIFY_QP, "%s", text);
 	QPHS_ERR("[Handshake] %s (QP %d of %d, qpn %u, peer %s)", text, qi + 1, ep->nqp,

@@ -38,6 +38,7 @@ static int real_create_qp(struct qphs__verbs *v, struct ibv_pd *pd,
 	out->qp = ibv_create_qp(pd, init);
 	out->flags = 0;
 	out->rd_atom_held = 0;
+	out->reached_rts = 0;
 	if (!out->qp)
 		return errno ? errno : ENOMEM;
 	return 0;

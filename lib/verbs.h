@@ -19,6 +19,7 @@ struct qphs__qp {
 	struct ibv_qp *qp;
 	unsigned flags;           /* QPHS__QPF_* (quirk bookkeeping) */
 	int rd_atom_held;         /* responder resources taken (ionic budget) */
+	int reached_rts;          /* reached RTS since created (diag) */
 };
 
 #define QPHS__QPF_RESET_RESET 0x1u /* saw RESET->RESET (e810) */
