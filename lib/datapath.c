@@ -25,6 +25,7 @@ struct check {
 	struct ibv_mr *src_mr, *dst_mr;
 	uint64_t raddr;
 	uint32_t rkey;
+	uint64_t posted;  /* wr_id of the last WR posted */
 };
 
 static void fill_pattern(uint8_t *p, size_t n)
@@ -77,6 +78,7 @@ static int post(struct check *c, enum ibv_wr_opcode op, uint64_t wr_id)
 		.wr.rdma = {.remote_addr = c->raddr, .rkey = c->rkey},
 	};
 
+	c->posted = wr_id;
 	return qphs__verbs_post_send(c->ep->qp[0].qp, &wr);
 }
 
@@ -110,6 +112,21 @@ static int find_region(struct check *c, const char *server, const char *dev, uin
 		snprintf(c->res->text, sizeof(c->res->text), "peer has no usable check region for %s",
 			 dev);
 	return rc;
+}
+
+/* A WR that never completed still points at our buffers: move the QP to
+ * ERR so the driver flushes it, and reap the flush before freeing them. */
+static void flush_outstanding(struct check *c)
+{
+	char status[48];
+	double ms;
+
+	qphs__qp_to_err(c->ep->ctx, &c->ep->qp[0]);
+	c->timeout_ms = 1000;
+	wait_wc(c, c->posted, status, sizeof(status), &ms);
+	qphs__ep_set_err(c->ep, QPHS_ERR_COMPLETION_TIMEOUT,
+			 "data-path check: no completion; QP %u moved to ERR",
+			 c->ep->qp[0].qp->qp_num);
 }
 
 static int transfer(struct check *c)
@@ -182,6 +199,8 @@ static int run(struct check *c)
 	}
 	if (!(rc = find_region(c, server, dev, NULL)) && !(rc = transfer(c)))
 		rc = verify(c, server, dev);
+	if (rc == QPHS_ERR_COMPLETION_TIMEOUT)
+		flush_outstanding(c);
 out:
 	if (c->dst_mr)
 		qphs__verbs_dereg_mr(c->dst_mr);

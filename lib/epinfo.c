@@ -65,6 +65,12 @@ int qphs_endpoint_wait_ready(struct qphs_endpoint *ep, int timeout_ms)
 	}
 }
 
+void qphs__ep_ack_deadline(struct qphs_endpoint *ep)
+{
+	clock_gettime(CLOCK_MONOTONIC, &ep->ack_deadline);
+	ep->ack_deadline.tv_sec += QPHS__READY_ACK_TIMEOUT_MS / 1000;
+}
+
 static int expired(const struct timespec *deadline)
 {
 	struct timespec now;

@@ -70,12 +70,6 @@ static int precheck(struct passive *p)
 	return 0;
 }
 
-static void ack_deadline(struct qphs_endpoint *ep)
-{
-	clock_gettime(CLOCK_MONOTONIC, &ep->ack_deadline);
-	ep->ack_deadline.tv_sec += QPHS__READY_ACK_TIMEOUT_MS / 1000;
-}
-
 /* ep->lock held.  Returns 1 when the endpoint was retired and the caller
  * should try once more with a fresh one. */
 static int setup_locked(struct passive *p, struct qphs_endpoint *ep)
@@ -108,7 +102,7 @@ static int setup_locked(struct passive *p, struct qphs_endpoint *ep)
 	}
 	ep->peer_ready_ack = p->peer->has_ready_ack;
 	if (want_ack)
-		ack_deadline(ep);
+		qphs__ep_ack_deadline(ep);
 	atomic_store(&ep->status, want_ack ? QPHS_EP_WAIT_READY_ACK : QPHS_EP_CONNECTED);
 	return 0;
 }
