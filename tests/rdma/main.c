@@ -131,6 +131,8 @@ int main(int argc, char **argv)
 	if (!script)
 		script = "tests/rdma/topo-shared.sh";
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	double t0 = now_s();
+
 	if (!getenv("QPLAB_RDMA_DEVS")) {
 		if (topology_up(script)) {
 			printf("Bail out! could not set up the two-host shared topology (%s)\n", script);
@@ -139,8 +141,9 @@ int main(int argc, char **argv)
 		}
 		own_topo = 1;
 	}
-	printf("# devices %s addresses %s%s\n", getenv("QPLAB_RDMA_DEVS"),
-	       getenv("QPLAB_RDMA_ADDRS"), rdma_smoke() ? " (smoke subset)" : "");
+	printf("# devices %s addresses %s%s; topology up in %.2f s\n", getenv("QPLAB_RDMA_DEVS"),
+	       getenv("QPLAB_RDMA_ADDRS"), rdma_smoke() ? " (smoke subset)" : "", now_s() - t0);
+	t0 = now_s();
 	if (rdma_smoke())
 		setenv("CK_INCLUDE_TAGS", "smoke", 1);
 	for (size_t i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
@@ -162,7 +165,10 @@ int main(int argc, char **argv)
 	srunner_run_all(sr, CK_SILENT);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	printf("# suites took %.2f s\n", now_s() - t0);
+	t0 = now_s();
 	if (own_topo)
 		topology_down(script);
+	printf("# topology down in %.2f s\n", now_s() - t0);
 	return failed ? 1 : 0;
 }
