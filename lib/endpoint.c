@@ -242,6 +242,15 @@ int qphs__ep_reset_locked(struct qphs_endpoint *ep, const char *why)
 	return 0;
 }
 
+int qphs_endpoint_close(struct qphs_endpoint *ep)
+{
+	pthread_mutex_lock(&ep->lock);
+	if (atomic_load(&ep->status) < QPHS_EP_DESTROYING)
+		qphs__ep_retire_locked(ep, "closed by the caller");
+	pthread_mutex_unlock(&ep->lock);
+	return 0;
+}
+
 int qphs_endpoint_disconnect(struct qphs_endpoint *ep)
 {
 	int rc = 0, st;

@@ -134,6 +134,12 @@ QPHS_EXPORT int qphs_endpoint_wait_ready(struct qphs_endpoint *ep, int timeout_m
  * the QPs, `reuse` moves them to RESET.  Ends UNCONNECTED. */
 QPHS_EXPORT int qphs_endpoint_disconnect(struct qphs_endpoint *ep);
 
+/* Retires ep (Mooncake's deleteEndpoint): it leaves the context's store,
+ * its QPs go to ERR and are destroyed when the last reference is put; the
+ * next connect to the same peer builds a new endpoint.  The peer is not
+ * told.  The caller still holds its reference and must put it. */
+QPHS_EXPORT int qphs_endpoint_close(struct qphs_endpoint *ep);
+
 /* Gives a reference back.  NULL is fine. */
 QPHS_EXPORT void qphs_endpoint_put(struct qphs_endpoint *ep);
 
