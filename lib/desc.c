@@ -108,10 +108,16 @@ static int read_path_mtu(struct json_object *obj, struct qphs__hs_desc *d, char 
 	if (!v)
 		return 0;
 	rc = qphs__jr_uint(v, "qphs_path_mtu", "a path MTU", 4096, &mtu, err, errlen);
+	if (rc == QPHS_ERR_BODY_WRONG_TYPE)
+		return rc;
 	if (rc == 0 && mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096)
-		rc = qphs__jr_fail(err, errlen, QPHS_ERR_BODY_OUT_OF_RANGE,
-				   "qphs_path_mtu: %d is not 256, 512, 1024, 2048 or 4096",
-				   (int)mtu);
+		rc = QPHS_ERR_BODY_OUT_OF_RANGE;
+	if (rc) {
+		char t[64];
+		qphs__json_scalar_text(v, t, sizeof(t));
+		return qphs__jr_fail(err, errlen, rc,
+				     "qphs_path_mtu: %s is not 256, 512, 1024, 2048 or 4096", t);
+	}
 	if (rc == 0)
 		d->path_mtu = (int)mtu;
 	return rc;

@@ -126,8 +126,10 @@ static void put_string(struct buf *b, const char *s, size_t n)
 		} else if (cp < 0x10000) {
 			put_u16(b, cp);
 		} else {
+			/* jsoncpp keeps 10 bits for the high half too, which
+			 * matters only for the invalid cp > U+10FFFF. */
 			cp -= 0x10000;
-			put_u16(b, (cp >> 10) + 0xD800);
+			put_u16(b, ((cp >> 10) & 0x3FF) + 0xD800);
 			put_u16(b, (cp & 0x3FF) + 0xDC00);
 		}
 	}

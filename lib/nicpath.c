@@ -44,7 +44,8 @@ static int parse_port(const char *s, uint16_t *port)
 	return 0;
 }
 
-/* A bare IPv6 address, optionally with %scope. */
+/* A bare IPv6 address, optionally with %scope (Mooncake's isValidIpV6:
+ * inet_pton on the part before '%'; a ':' after the '%' means a port). */
 static int is_ipv6(const char *s, size_t n)
 {
 	char buf[INET6_ADDRSTRLEN + 1];
@@ -52,7 +53,7 @@ static int is_ipv6(const char *s, size_t n)
 	const char *pct = memchr(s, '%', n);
 	size_t addr_len = pct ? (size_t)(pct - s) : n;
 
-	if (addr_len >= sizeof(buf) || (pct && pct + 1 == s + n))
+	if (addr_len >= sizeof(buf) || (pct && memchr(pct, ':', n - addr_len)))
 		return 0;
 	memcpy(buf, s, addr_len);
 	buf[addr_len] = '\0';

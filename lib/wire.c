@@ -202,6 +202,39 @@ static void finish_if_whole(struct qphs__decoder *d)
 	}
 }
 
+/* DEC_LENGTH: collects length bytes; moves on once all 8 are in and good. */
+static int feed_length(struct qphs__decoder *d, const uint8_t *p, size_t len, size_t *used)
+{
+	size_t take = QPHS_FRAME_LEN_BYTES - d->len_have;
+	int rc;
+
+	if (take > len)
+		take = len;
+	memcpy(d->len_bytes + d->len_have, p, take);
+	d->len_have += take;
+	*used += take;
+	if (d->len_have < QPHS_FRAME_LEN_BYTES)
+		return 0;
+	if ((rc = check_length(d)) != 0)
+		return rc;
+	d->state = DEC_FIRST;
+	return 0;
+}
+
+/* DEC_BODY: copies what is missing of the payload, no more. */
+static void feed_body(struct qphs__decoder *d, const uint8_t *p, size_t len, size_t *used)
+{
+	uint64_t want = d->length - d->payload_have;
+	size_t take = len;
+
+	if ((uint64_t)take > want)
+		take = (size_t)want;
+	memcpy(d->payload + d->payload_have, p, take);
+	d->payload_have += take;
+	*used += take;
+	finish_if_whole(d);
+}
+
 ssize_t qphs__decoder_feed(struct qphs__decoder *d, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
@@ -212,38 +245,17 @@ ssize_t qphs__decoder_feed(struct qphs__decoder *d, const void *buf, size_t len)
 		return d->error;
 	if (d->state == DEC_DONE)
 		qphs__decoder_reset(d); /* the last frame was handed out */
-	if (d->state == DEC_LENGTH) {
-		size_t take = QPHS_FRAME_LEN_BYTES - d->len_have;
-		if (take > len)
-			take = len;
-		memcpy(d->len_bytes + d->len_have, p, take);
-		d->len_have += take;
-		used += take;
-		if (d->len_have < QPHS_FRAME_LEN_BYTES)
-			return (ssize_t)used;
-		if ((rc = check_length(d)) != 0)
-			return fail(d, rc);
-		d->state = DEC_FIRST;
-	}
-	if (d->state == DEC_FIRST) {
-		if (used == len)
-			return (ssize_t)used;
+	if (d->state == DEC_LENGTH && (rc = feed_length(d, p, len, &used)) != 0)
+		return fail(d, rc);
+	if (d->state == DEC_FIRST && used < len) {
 		if ((rc = take_first_byte(d, p[used])) != 0)
 			return fail(d, rc);
 		used++;
 		d->state = DEC_BODY;
 		finish_if_whole(d);
 	}
-	if (d->state == DEC_BODY) {
-		uint64_t want = d->length - d->payload_have;
-		size_t take = len - used;
-		if ((uint64_t)take > want)
-			take = (size_t)want;
-		memcpy(d->payload + d->payload_have, p + used, take);
-		d->payload_have += take;
-		used += take;
-		finish_if_whole(d);
-	}
+	if (d->state == DEC_BODY)
+		feed_body(d, p + used, len - used, &used);
 	return (ssize_t)used;
 }
 
