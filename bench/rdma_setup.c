@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "qphs.h"
@@ -118,6 +119,25 @@ static void probe_qps(const char *dev, const char *addr)
 	host_down(&h);
 }
 
+static double ph_rpc[SETUP_REPEAT + 1], ph_setup[SETUP_REPEAT + 1], ph_ack[SETUP_REPEAT + 1],
+	ph_passive[SETUP_REPEAT + 1];
+static int ph_n = -1; /* < 0: not recording */
+
+static void record_phases(struct qphs_endpoint *ea, struct qphs_endpoint *eb)
+{
+	struct qphs_endpoint_info ia, ib;
+
+	if (ph_n < 0 || ph_n > SETUP_REPEAT)
+		return;
+	qphs_endpoint_info(ea, &ia);
+	qphs_endpoint_info(eb, &ib);
+	ph_rpc[ph_n] = ia.rpc_ms;
+	ph_setup[ph_n] = ia.setup_ms;
+	ph_ack[ph_n] = ia.ack_ms;
+	ph_passive[ph_n] = ib.passive_setup_ms;
+	ph_n++;
+}
+
 /* Connects a -> b and waits for b's side; returns ms or dies. */
 static double connect_ready(struct qphs_context *a, struct qphs_context *b)
 {
@@ -131,6 +151,7 @@ static double connect_ready(struct qphs_context *a, struct qphs_context *b)
 	if (!eb || (rc = qphs_endpoint_wait_ready(eb, 10000)))
 		die("passive ready", rc, NULL);
 	t = now_ms() - t0;
+	record_phases(ea, eb);
 	qphs_endpoint_close(ea);
 	qphs_endpoint_close(eb);
 	qphs_endpoint_put(ea);
@@ -144,9 +165,15 @@ static void setup_latency(struct host *a, struct host *b)
 	double v[SETUP_REPEAT];
 
 	connect_ready(a->ctx, b->ctx); /* warm: ARP, first RTR */
+	ph_n = 0;
 	for (int i = 0; i < SETUP_REPEAT; i++)
 		v[i] = connect_ready(a->ctx, b->ctx);
 	stats("connect_ready_1ep_2qp", v, SETUP_REPEAT, "ms");
+	stats("phase_connection_rtt", ph_rpc, ph_n, "ms");
+	stats("phase_passive_transitions", ph_passive, ph_n, "ms");
+	stats("phase_active_transitions", ph_setup, ph_n, "ms");
+	stats("phase_ready_ack_rtt", ph_ack, ph_n, "ms");
+	ph_n = -1;
 }
 
 struct conn_job {
@@ -265,6 +292,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Each client context holds 4 descriptors (uverbs, async, stop pipe):
+	 * 256 of them exceed the usual soft limit of 1024. */
+	struct rlimit rl;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	probe_qps(da, aa);
 	cfg_bench(&cfg);
 	host_up(&b, db, ab, NULL, &cfg);

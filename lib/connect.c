@@ -188,7 +188,11 @@ static int handle_reply(struct qphs_endpoint *ep, int rc, const char *txt,
 		return already_connected(ep, reply, need_ack);
 	if (st != QPHS_EP_CONNECTING)
 		return QPHS_ERR_RETIRED;
-	if ((rc = setup_from_reply(ep, reply, local))) {
+	double t0 = qphs__mono_ms();
+
+	rc = setup_from_reply(ep, reply, local);
+	ep->setup_ms = qphs__mono_ms() - t0;
+	if (rc) {
 		qphs__ep_reset_locked(ep, "failed connection setup (active)");
 		return rc;
 	}
@@ -214,7 +218,10 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 	local.has_ready_ack = ep->ctx->cfg->ready_ack; /* an old peer sends no key */
 	local.ready_ack = false;
 	if (!rc) {
+		double t0 = qphs__mono_ms();
+
 		rc = qphs__hs_send(ep->ctx, server, &local, &reply, txt, sizeof(txt));
+		ep->rpc_ms = qphs__mono_ms() - t0;
 		parsed = rc == 0 || rc == QPHS_ERR_REJECT_HANDSHAKE;
 		if (!parsed && qphs__hs_desc_init(&reply) == 0)
 			parsed = 1;
@@ -224,8 +231,12 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 		if (parsed)
 			qphs__hs_desc_clear(&reply);
 	}
-	if (!rc && need_ack)
+	if (!rc && need_ack) {
+		double t0 = qphs__mono_ms();
+
 		rc = send_ready_ack(ep, server, &local);
+		ep->ack_ms = qphs__mono_ms() - t0;
+	}
 	qphs__hs_desc_clear(&local);
 	return rc;
 }

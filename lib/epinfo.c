@@ -38,6 +38,10 @@ int qphs_endpoint_info(struct qphs_endpoint *ep, struct qphs_endpoint_info *out)
 	out->connect_attempts = ep->connect_attempts;
 	out->retired_retries = ep->retired_retries;
 	out->peer_ready_ack = ep->peer_ready_ack;
+	out->rpc_ms = ep->rpc_ms;
+	out->setup_ms = ep->setup_ms;
+	out->ack_ms = ep->ack_ms;
+	out->passive_setup_ms = ep->passive_setup_ms;
 	pthread_mutex_unlock(&ep->lock);
 	return 0;
 }

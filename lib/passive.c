@@ -95,7 +95,11 @@ static int setup_locked(struct passive *p, struct qphs_endpoint *ep)
 				      (h->passive_rtr_delay_ms % 1000) * 1000000L};
 		nanosleep(&ts, NULL);
 	}
-	if (qphs__ep_setup_locked(ep, p->gid, p->lid, p->peer->qp_num, p->peer->path_mtu)) {
+	double t0 = qphs__mono_ms();
+	int rc = qphs__ep_setup_locked(ep, p->gid, p->lid, p->peer->qp_num, p->peer->path_mtu);
+
+	ep->passive_setup_ms = qphs__mono_ms() - t0;
+	if (rc) {
 		reject(p, "%s", ep->errstr);
 		qphs__ep_reset_locked(ep, "failed connection setup (passive)");
 		return 0;

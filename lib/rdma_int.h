@@ -100,6 +100,7 @@ struct qphs_endpoint {
 	struct timespec ack_deadline;      /* status 3 on the passive side */
 	uint64_t tr_ok[QPHS_TR_COUNT], tr_failed[QPHS_TR_COUNT];
 	uint64_t reset_skipped, connect_attempts, retired_retries;
+	double rpc_ms, setup_ms, ack_ms, passive_setup_ms;
 	int last_error;
 	char errstr[QPHS__TEXT_LEN];
 	char reply_sent[512];

@@ -166,6 +166,10 @@ struct qphs_endpoint_info {
 	uint64_t connect_attempts;        /* active attempts incl. retries */
 	uint64_t retired_retries;         /* attempts that met a retired ep */
 	int peer_ready_ack;               /* the peer spoke ready_ack */
+	/* Last active setup, in ms: the Connection round trip (includes the
+	 * peer's whole passive setup), our own transitions, the ACK round trip. */
+	double rpc_ms, setup_ms, ack_ms;
+	double passive_setup_ms;          /* last passive setup's transitions */
 };
 /* Fills out (caller's).  Reads every QP's state with ibv_query_qp. */
 QPHS_EXPORT int qphs_endpoint_info(struct qphs_endpoint *ep,
