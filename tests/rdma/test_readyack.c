@@ -83,6 +83,28 @@ START_TEST(mtu_negotiation_uses_the_smaller)
 }
 END_TEST
 
+/* A peer that sends no local_gid (Mooncake before 2026-05): b fetches a's
+ * segment descriptor with a Metadata request, from a worker thread, and
+ * takes the GID of the device named in a's nic path. */
+START_TEST(peer_without_local_gid_found_by_metadata)
+{
+	struct lab_host a, b;
+	struct qphs_endpoint *ea, *eb;
+	struct qphs_rdma_hooks h = {.advertise_gid = ""};
+	struct qphs_data_result res;
+
+	lab_up(&a, 0, NULL);
+	lab_up(&b, 1, NULL);
+	qphs_context_set_hooks(a.ctx, &h);
+	lab_connect_ok(&a, &b, 2, &ea, &eb);
+	ck_assert_int_eq(qphs_endpoint_check_data(eb, 4096, rdma_ms(3000), &res), 0);
+	qphs_endpoint_put(ea);
+	qphs_endpoint_put(eb);
+	lab_down(&a);
+	lab_down(&b);
+}
+END_TEST
+
 Suite *suite_readyack(void)
 {
 	Suite *s = suite_create("readyack");
@@ -90,5 +112,6 @@ Suite *suite_readyack(void)
 	tcase_add_test(unit_tcase(s, "old_active", 30), ready_ack_with_old_active_peer);
 	tcase_add_test(unit_tcase(s, "old_passive", 30), ready_ack_with_old_passive_peer);
 	tcase_add_test(unit_tcase(s, "mtu", 30), mtu_negotiation_uses_the_smaller);
+	tcase_add_test(unit_tcase(s, "no_local_gid", 30), peer_without_local_gid_found_by_metadata);
 	return s;
 }
