@@ -198,7 +198,7 @@ static int handle_reply(struct qphs_endpoint *ep, int rc, const char *txt,
 	}
 	*need_ack = reply->has_ready_ack && ep->ctx->cfg->ready_ack;
 	if (*need_ack)
-		qphs__ep_ack_deadline(ep); /* the ACK round trip is bounded too */
+		qphs__ep_ack_deadline(ep, 1); /* our own ACK is in flight */
 	atomic_store(&ep->status, *need_ack ? QPHS_EP_WAIT_READY_ACK : QPHS_EP_CONNECTED);
 	return 0;
 }

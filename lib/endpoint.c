@@ -127,6 +127,20 @@ static struct qphs_endpoint *ep_new(struct qphs_context *ctx, const char *peer, 
 	return ep;
 }
 
+static struct qphs_endpoint *find_ref(struct qphs_context *ctx, const char *peer)
+{
+	struct qphs_endpoint *ep;
+
+	pthread_mutex_lock(&ctx->ep_lock);
+	for (ep = ctx->eps; ep; ep = ep->next)
+		if (!ep->retired && !strcmp(ep->peer_path, peer))
+			break;
+	if (ep)
+		ep->refs++;
+	pthread_mutex_unlock(&ctx->ep_lock);
+	return ep;
+}
+
 int qphs__ep_get(struct qphs_context *ctx, const char *peer, int create,
 		 struct qphs_endpoint **out)
 {
@@ -134,20 +148,34 @@ int qphs__ep_get(struct qphs_context *ctx, const char *peer, int create,
 	int rc = 0;
 
 	*out = NULL;
+	if ((ep = find_ref(ctx, peer)) || !create) {
+		*out = ep;
+		return ep ? 0 : QPHS_ERR_ENDPOINT;
+	}
+	/* QPs are created without the store lock (it is slow on rxe); a
+	 * racing creator may win, and then ours is destroyed unused. */
+	struct qphs_endpoint *fresh = ep_new(ctx, peer, &rc);
+
+	if (!fresh)
+		return rc;
 	pthread_mutex_lock(&ctx->ep_lock);
 	for (ep = ctx->eps; ep; ep = ep->next)
 		if (!ep->retired && !strcmp(ep->peer_path, peer))
 			break;
 	if (ep) {
 		ep->refs++;
-	} else if (create && (ep = ep_new(ctx, peer, &rc))) {
+	} else {
+		ep = fresh;
+		fresh = NULL;
 		ep->refs = 2; /* the store's and the caller's */
 		ep->next = ctx->eps;
 		ctx->eps = ep;
 	}
 	pthread_mutex_unlock(&ctx->ep_lock);
+	if (fresh)
+		ep_free(fresh);
 	*out = ep;
-	return ep ? 0 : create ? rc : QPHS_ERR_ENDPOINT;
+	return 0;
 }
 
 void qphs_endpoint_put(struct qphs_endpoint *ep)

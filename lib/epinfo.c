@@ -69,10 +69,13 @@ int qphs_endpoint_wait_ready(struct qphs_endpoint *ep, int timeout_ms)
 	}
 }
 
-void qphs__ep_ack_deadline(struct qphs_endpoint *ep)
+void qphs__ep_ack_deadline(struct qphs_endpoint *ep, int active)
 {
+	const struct qphs_config *c = ep->ctx->cfg;
+
 	clock_gettime(CLOCK_MONOTONIC, &ep->ack_deadline);
-	ep->ack_deadline.tv_sec += QPHS__READY_ACK_TIMEOUT_MS / 1000;
+	ep->ack_deadline.tv_sec += active ? c->connect_timeout_s + c->reply_timeout_ms / 1000 + 1
+					  : QPHS__READY_ACK_TIMEOUT_MS / 1000;
 }
 
 static int expired(const struct timespec *deadline)

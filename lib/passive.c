@@ -106,7 +106,7 @@ static int setup_locked(struct passive *p, struct qphs_endpoint *ep)
 	}
 	ep->peer_ready_ack = p->peer->has_ready_ack;
 	if (want_ack)
-		qphs__ep_ack_deadline(ep);
+		qphs__ep_ack_deadline(ep, 0);
 	atomic_store(&ep->status, want_ack ? QPHS_EP_WAIT_READY_ACK : QPHS_EP_CONNECTED);
 	return 0;
 }

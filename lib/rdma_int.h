@@ -150,8 +150,10 @@ void qphs__ep_set_err(struct qphs_endpoint *ep, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int qphs__ep_qpns_equal(const struct qphs_endpoint *ep, const uint32_t *q, size_t n);
 void qphs__ep_expire_acks(struct qphs_context *ctx);
-/* Status 3 lasts 10 s at most, on either side: set before entering it. */
-void qphs__ep_ack_deadline(struct qphs_endpoint *ep);
+/* Status 3 is bounded: set before entering it.  The passive side waits
+ * 10 s for the peer's ACK (Mooncake); the active side, sending its own
+ * ACK, is bounded by the client's connect and reply deadlines instead. */
+void qphs__ep_ack_deadline(struct qphs_endpoint *ep, int active);
 void qphs__ep_destroy_all(struct qphs_context *ctx);
 
 /* handshake.c: the Connection bodies. */
