@@ -10,8 +10,17 @@ topo_up rdma --hosts a,b --mode shared
 export QPLAB_RDMA_DEVS="${H_RXE[0]},${H_RXE[1]}"
 export QPLAB_RDMA_ADDRS="${H_ADDR4[0]},${H_ADDR4[1]}"
 export QPLAB_RDMA_NETDEVS="${H_IF[0]},${H_IF[1]}"
+# The set: QPLAB_VM_SET when the driver exports it, else in-vm.sh's --set.
+set_name=${QPLAB_VM_SET:-}
+if [ -z "$set_name" ]; then
+	case " $(tr '\0' ' ' </proc/$PPID/cmdline 2>/dev/null) " in
+	*" --set smoke "*) set_name=smoke ;;
+	*) set_name=full ;;
+	esac
+fi
 smoke=0
-[ "${QPLAB_VM_SET:-full}" = smoke ] && smoke=1
+[ "$set_name" = smoke ] && smoke=1
+note "rdma suite: $set_name set"
 rc=0
 (cd "$QPLAB_ROOT" && QPLAB_RDMA_SMOKE=$smoke "$build/tests/rdma") || rc=$?
 topo_down rdma
