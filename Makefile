@@ -4,6 +4,8 @@
 # path honours DESTDIR.  BUILD selects the output directory, so the
 # sanitizer build lives beside the plain one without mixing objects.
 
+SHELL      := /bin/bash
+
 PREFIX     ?= /usr/local
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
@@ -60,7 +62,7 @@ SHARED_LIB := $(BUILD)/libqphs.so
 QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
-.PHONY: all unit check sanitize valgrind fuzz bench lab install uninstall clean deps-check help
+.PHONY: all unit compat check sanitize valgrind fuzz bench lab install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -70,6 +72,7 @@ help:
 	@echo "make check      the test command: unit tests, then the lab self-tests"
 	@echo "make lab        the scenario catalogue on the best backend"
 	@echo "make unit       Check unit tests only (no RDMA, no root)"
+	@echo "make compat     the message bodies against Mooncake's JSON library"
 	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
 	@echo "make valgrind   unit tests under valgrind"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS=$(FUZZ_SECONDS) each"
@@ -126,6 +129,12 @@ unit: deps-check all $(BUILD)/tests/unit
 
 check: deps-check
 	$(MAKE) unit
+	$(MAKE) compat
+
+# The differential test of the message bodies against jsoncpp 1.9.5, the JSON
+# library Mooncake links (tests/compat/run.sh).
+compat: deps-check $(STATIC_LIB)
+	BUILD=$(BUILD) tests/compat/run.sh
 
 sanitize: deps-check
 	$(MAKE) BUILD=build/sanitize SANITIZE=1 QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-3} unit
@@ -147,9 +156,13 @@ fuzz: deps-check $(FUZZ_BINS)
 	  n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
 	  seeds=; [ -d fuzz/seeds/$$n ] && seeds=fuzz/seeds/$$n; \
 	  echo "# fuzz $$n for $(FUZZ_SECONDS)s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 $(BUILD)/fuzz/corpus-$$n $$seeds 2>&1 \
-	    | grep -E 'stat::number_of_executed_units|ERROR|SUMMARY|Done' ; \
-	  [ $${PIPESTATUS[0]} -eq 0 ] || exit 1; \
+	  if $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ \
+	      $(BUILD)/fuzz/corpus-$$n $$seeds > $(BUILD)/fuzz/$$n.log 2>&1; then \
+	    grep -E 'stat::number_of_executed_units|^Done' $(BUILD)/fuzz/$$n.log; \
+	  else \
+	    grep -E 'ERROR|SUMMARY|Test unit written' $(BUILD)/fuzz/$$n.log; \
+	    echo "# fuzz $$n found a problem: $(BUILD)/fuzz/$$n.log"; exit 1; \
+	  fi; \
 	done
 
 BENCH_BINS := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)

@@ -1,0 +1,265 @@
+/* The agent protocol, runner side: configs, request lines, reply lines. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_msg.h"
+#include "qphs/error.h"
+
+static void add_str(json_object *o, const char *key, const char *v)
+{
+	if (v && *v)
+		json_object_object_add(o, key, json_object_new_string(v));
+}
+
+static void add_int(json_object *o, const char *key, int64_t v)
+{
+	if (v >= 0)
+		json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+static void add_bool(json_object *o, const char *key, int v)
+{
+	if (v >= 0)
+		json_object_object_add(o, key, json_object_new_boolean(v));
+}
+
+static json_object *agent_json(const struct qplab_agent_opts *a)
+{
+	json_object *o = json_object_new_object(), *adv = json_object_new_object();
+
+	add_str(o, "quirk", a->quirk);
+	add_bool(o, "mtu_negotiation", a->mtu_negotiation);
+	add_bool(o, "ready_ack", a->ready_ack);
+	add_str(o, "reset_policy", a->reset_policy);
+	add_bool(o, "strict_reset", a->strict_reset);
+	add_int(o, "qp_timeout", a->qp_timeout);
+	add_int(o, "qp_retry_cnt", a->qp_retry_cnt);
+	add_int(o, "qp_rnr_retry", a->qp_rnr_retry);
+	add_int(o, "reply_timeout_ms", a->reply_timeout_ms);
+	add_bool(o, "old_protocol", a->old_protocol);
+	add_int(o, "delay_passive_rtr_ms", a->delay_passive_rtr_ms);
+	add_str(adv, "gid", a->advertise_gid);
+	add_int(adv, "qpn", a->advertise_qpn);
+	add_int(adv, "qp_count", a->advertise_qp_count);
+	add_str(adv, "address", a->advertise_address);
+	if (json_object_object_length(adv))
+		json_object_object_add(o, "advertise", adv);
+	else
+		json_object_put(adv);
+	return o;
+}
+
+json_object *qplab_agent_config(const struct qplab_host *h)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "agent", agent_json(&h->agent));
+	if (h->fault.set) {
+		json_object *f = json_object_new_object();
+		add_str(f, "name", h->fault.name);
+		add_int(f, "ms", h->fault.ms);
+		add_str(f, "text", h->fault.text);
+		add_int(f, "seed", h->fault.seed);
+		if (h->fault.types) {
+			static const char *const names[] = {"connection", "metadata", "notify", "probe",
+							    "old-protocol"};
+			json_object *t = json_object_new_array();
+			for (unsigned i = 0; i < 5; i++)
+				if (h->fault.types & (1u << i))
+					json_object_array_add(t, json_object_new_string(names[i]));
+			json_object_object_add(f, "types", t);
+		}
+		json_object_object_add(o, "fault", f);
+	}
+	return o;
+}
+
+int qplab_fault_spec(const struct qplab_fault *f, char *buf, size_t len)
+{
+	int n;
+
+	if (!f->set)
+		n = snprintf(buf, len, "%s", "");
+	else if (!strcmp(f->name, "delay"))
+		n = snprintf(buf, len, "delay:%d", f->ms);
+	else if (!strcmp(f->name, "reject") && f->text[0])
+		n = snprintf(buf, len, "reject:%s", f->text);
+	else
+		n = snprintf(buf, len, "%s", f->name);
+	return n < 0 || (size_t)n >= len ? QPHS_ERR_INVALID_ARGUMENT : 0;
+}
+
+/* {"v": 1, "id": id, "op": op, ...extra} as one line; takes extra. */
+static char *line(int id, const char *op, json_object *extra)
+{
+	json_object *o = json_object_new_object();
+	const char *text;
+	char *out = NULL;
+
+	json_object_object_add(o, "v", json_object_new_int(QPLAB_AGENT_PROTO_VERSION));
+	json_object_object_add(o, "id", json_object_new_int(id));
+	json_object_object_add(o, "op", json_object_new_string(op));
+	if (extra) {
+		json_object_object_foreach(extra, k, v)
+			json_object_object_add(o, k, json_object_get(v));
+		json_object_put(extra);
+	}
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (text && (out = malloc(strlen(text) + 2)))
+		sprintf(out, "%s\n", text);
+	json_object_put(o);
+	return out;
+}
+
+char *qplab_agent_req_connect(int id, const char *peer, int64_t at_realtime_ns, int deadline_ms)
+{
+	json_object *x = json_object_new_object();
+
+	add_str(x, "peer", peer);
+	if (at_realtime_ns > 0)
+		json_object_object_add(x, "at_realtime_ns", json_object_new_int64(at_realtime_ns));
+	add_int(x, "deadline_ms", deadline_ms);
+	return line(id, "connect", x);
+}
+
+char *qplab_agent_req_report(int id)
+{
+	return line(id, "report", NULL);
+}
+
+char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadline_ms)
+{
+	json_object *x = json_object_new_object();
+
+	add_str(x, "peer", peer);
+	add_int(x, "bytes", bytes);
+	add_int(x, "deadline_ms", deadline_ms);
+	return line(id, "datapath", x);
+}
+
+char *qplab_agent_req_disconnect(int id, const char *peer)
+{
+	json_object *x = json_object_new_object();
+
+	add_str(x, "peer", peer);
+	return line(id, "disconnect", x);
+}
+
+char *qplab_agent_req_probe(int id, const char *address, int deadline_ms)
+{
+	json_object *x = json_object_new_object();
+
+	add_str(x, "address", address);
+	add_int(x, "deadline_ms", deadline_ms);
+	return line(id, "probe", x);
+}
+
+char *qplab_agent_req_raw_frame(int id, const char *address, const uint8_t *bytes, size_t len,
+				int deadline_ms)
+{
+	json_object *x = json_object_new_object();
+	char *hex = malloc(2 * len + 1);
+
+	if (!hex) {
+		json_object_put(x);
+		return NULL;
+	}
+	for (size_t i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", bytes[i]);
+	hex[2 * len] = '\0';
+	add_str(x, "address", address);
+	json_object_object_add(x, "hex", json_object_new_string(hex));
+	add_int(x, "deadline_ms", deadline_ms);
+	free(hex);
+	return line(id, "raw_frame", x);
+}
+
+char *qplab_agent_req_exit(int id)
+{
+	return line(id, "exit", NULL);
+}
+
+static int bad(char *err, size_t errlen, int rc, const char *what)
+{
+	snprintf(err, errlen, "agent line: %s", what);
+	return rc;
+}
+
+/* The fields every reply (and a fatal line) carries. */
+static int parse_status(struct qplab_agent_msg *m, char *err, size_t errlen)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(m->body, "code", &v) || !json_object_is_type(v, json_type_string))
+		return bad(err, errlen, QPHS_ERR_INVALID_ARGUMENT, "\"code\" is missing or not a string");
+	m->code = json_object_get_string(v);
+	if (!json_object_object_get_ex(m->body, "error", &v) || !json_object_is_type(v, json_type_string))
+		return bad(err, errlen, QPHS_ERR_INVALID_ARGUMENT, "\"error\" is missing or not a string");
+	m->error = json_object_get_string(v);
+	if (m->type == QPLAB_AGENT_FATAL)
+		return 0;
+	if (!json_object_object_get_ex(m->body, "ok", &v) || !json_object_is_type(v, json_type_boolean))
+		return bad(err, errlen, QPHS_ERR_INVALID_ARGUMENT, "\"ok\" is missing or not a bool");
+	m->ok = json_object_get_boolean(v);
+	if (json_object_object_get_ex(m->body, "op", &v) && json_object_is_type(v, json_type_string))
+		m->op = json_object_get_string(v);
+	if (json_object_object_get_ex(m->body, "id", &v) && json_object_is_type(v, json_type_int))
+		m->id = json_object_get_int64(v);
+	return 0;
+}
+
+int qplab_agent_parse_line(const char *text, size_t len, struct qplab_agent_msg *m, char *err,
+			   size_t errlen)
+{
+	struct json_tokener *tok;
+	json_object *v;
+	const char *type;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	m->id = -1;
+	if (len > QPLAB_AGENT_LINE_MAX)
+		return bad(err, errlen, QPHS_ERR_INVALID_ARGUMENT, "longer than 64 KiB");
+	tok = json_tokener_new();
+	if (!tok)
+		return QPHS_ERR_MEMORY;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	m->body = json_tokener_parse_ex(tok, text, (int)len);
+	rc = json_tokener_get_error(tok);
+	json_tokener_free(tok);
+	if (!m->body || rc != json_tokener_success || !json_object_is_type(m->body, json_type_object)) {
+		qplab_agent_msg_free(m);
+		return bad(err, errlen, QPHS_ERR_MALFORMED_JSON, "not a JSON object");
+	}
+	if (!json_object_object_get_ex(m->body, "v", &v) || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int(v) != QPLAB_AGENT_PROTO_VERSION) {
+		qplab_agent_msg_free(m);
+		return bad(err, errlen, QPHS_ERR_INVALID_ARGUMENT, "not protocol version 1");
+	}
+	type = json_object_object_get_ex(m->body, "type", &v) ? json_object_get_string(v) : "";
+	if (!strcmp(type, "ready"))
+		m->type = QPLAB_AGENT_READY;
+	else if (!strcmp(type, "fatal"))
+		m->type = QPLAB_AGENT_FATAL;
+	else if (!strcmp(type, "reply"))
+		m->type = QPLAB_AGENT_REPLY;
+	else {
+		qplab_agent_msg_free(m);
+		return bad(err, errlen, QPHS_ERR_INVALID_ARGUMENT, "unknown \"type\"");
+	}
+	if (m->type != QPLAB_AGENT_READY && (rc = parse_status(m, err, errlen)) < 0) {
+		qplab_agent_msg_free(m);
+		return rc;
+	}
+	return 0;
+}
+
+void qplab_agent_msg_free(struct qplab_agent_msg *m)
+{
+	json_object_put(m->body);
+	memset(m, 0, sizeof(*m));
+	m->id = -1;
+}

@@ -1,0 +1,154 @@
+/*
+ * The scenarios a run names: files as given, directories walked for their
+ * *.json files, every file parsed before anything runs, so one bad file
+ * stops the run with every problem listed (exit 2) instead of half a run.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "qphs/error.h"
+#include "run_args.h"
+
+struct names {
+	char **v;
+	size_t n;
+	int failed;
+};
+
+static void add_name(struct names *l, const char *path)
+{
+	char **n = realloc(l->v, (l->n + 1) * sizeof(*n));
+	size_t len = strlen(path) + 1;
+
+	if (!n || !(n[l->n] = malloc(len))) {
+		if (n)
+			l->v = n;
+		l->failed = 1;
+		return;
+	}
+	memcpy(n[l->n], path, len);
+	l->v = n;
+	l->n++;
+}
+
+static bool is_json(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 5 && !strcmp(name + n - 5, ".json");
+}
+
+/* Every *.json below dir, hidden entries skipped; depth-bounded so a
+ * symlink loop cannot recurse forever. */
+static void walk(struct names *l, const char *dir, int depth, struct qplab_errors *errs)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4096];
+	struct stat st;
+
+	if (!d) {
+		qplab_errors_add(errs, "%s: %s", dir, strerror(errno));
+		l->failed = 1;
+		return;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (stat(path, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode) && depth < 8)
+			walk(l, path, depth + 1, errs);
+		else if (S_ISREG(st.st_mode) && is_json(e->d_name))
+			add_name(l, path);
+	}
+	closedir(d);
+}
+
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct qplab_plan *x = *(struct qplab_plan *const *)a, *y = *(struct qplab_plan *const *)b;
+	int c = strcmp(x->id, y->id);
+
+	return c ? c : strcmp(x->file, y->file);
+}
+
+static void expand(struct names *l, const char *const *paths, size_t npaths, struct qplab_errors *errs)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < npaths; i++) {
+		size_t first = l->n;
+		if (stat(paths[i], &st) != 0) {
+			qplab_errors_add(errs, "%s: %s", paths[i], strerror(errno));
+			l->failed = 1;
+		} else if (S_ISDIR(st.st_mode)) {
+			walk(l, paths[i], 0, errs);
+			qsort(l->v + first, l->n - first, sizeof(*l->v), by_path);
+		} else {
+			add_name(l, paths[i]);
+		}
+	}
+}
+
+static bool wanted(const struct qplab_plan *p, const char *const *tags, size_t ntags)
+{
+	for (size_t i = 0; i < ntags; i++)
+		if (qplab_plan_has_tag(p, tags[i]))
+			return true;
+	return ntags == 0;
+}
+
+int qplab_catalogue_load(const char *const *paths, size_t npaths, const char *const *tags,
+			 size_t ntags, struct qplab_catalogue *cat, struct qplab_errors *errs)
+{
+	struct names l = {0};
+	int bad = 0;
+
+	memset(cat, 0, sizeof(*cat));
+	expand(&l, paths, npaths, errs);
+	cat->plans = calloc(l.n + 1, sizeof(*cat->plans));
+	bad = l.failed || !cat->plans;
+	for (size_t i = 0; cat->plans && i < l.n; i++) {
+		struct qplab_plan *p;
+		if (qplab_scenario_load(l.v[i], &p, errs) < 0) {
+			bad = 1;
+		} else if (!wanted(p, tags, ntags)) {
+			cat->filtered++;
+			qplab_plan_free(p);
+		} else {
+			cat->plans[cat->n++] = p;
+		}
+	}
+	for (size_t i = 0; i < l.n; i++)
+		free(l.v[i]);
+	free(l.v);
+	if (cat->n)
+		qsort(cat->plans, cat->n, sizeof(*cat->plans), by_id);
+	for (size_t i = 1; i < cat->n; i++) {
+		if (!strcmp(cat->plans[i - 1]->id, cat->plans[i]->id)) {
+			qplab_errors_add(errs, "%s: scenario id %s is also %s", cat->plans[i]->file,
+					 cat->plans[i]->id, cat->plans[i - 1]->file);
+			bad = 1;
+		}
+	}
+	return bad ? QPHS_ERR_INVALID_ARGUMENT : 0;
+}
+
+void qplab_catalogue_free(struct qplab_catalogue *cat)
+{
+	for (size_t i = 0; cat->plans && i < cat->n; i++)
+		qplab_plan_free(cat->plans[i]);
+	free(cat->plans);
+	memset(cat, 0, sizeof(*cat));
+}

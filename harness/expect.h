@@ -1,0 +1,125 @@
+/*
+ * expect.h — expectations over collected facts.
+ *
+ * The runner collects facts (what the agents reported, what the runner
+ * measured) per host: once at the end of the steps ("final"), and per step
+ * for the steps that produce a result (connect, connect_both, disconnect,
+ * datapath, raw_frame, wait, snapshot).  qplab_expect_eval() checks every
+ * expectation of a plan against them, choosing for keyed expectations the
+ * row that applies to this run (capabilities, kernel version range, driver,
+ * the host's quirk profile), and returns, per expectation and host, every
+ * check with its expected and observed value in words, for the diagnostic.
+ *
+ * Nothing here does I/O; facts come in as plain structs.
+ */
+#ifndef QPLAB_EXPECT_H
+#define QPLAB_EXPECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "scenario.h"
+
+#define QPLAB_FACT_MAX_QPS 256
+
+/* One host's facts.  "Not collected" is NULL for strings held by pointer,
+ * "" for fixed strings and -1 for numbers; a check against a fact that was
+ * not collected fails and says so. */
+struct qplab_facts {
+	char endpoint[32];          /* qphs_ep_status_name() ("CONNECTED", ...) or "NONE" */
+	int endpoints;              /* endpoints the host holds */
+	int nqp;                    /* QPs the host holds; -1 = not collected */
+	char qp_states[QPLAB_FACT_MAX_QPS][QPLAB_QP_STATE_LEN]; /* ibv_query_qp, in QP order */
+	char code[48];              /* error table NAME of the last call ("OK", ...) */
+	char *reply_sent;           /* reply_msg this host sent (owned) */
+	char *reply_received;       /* reply_msg this host received (owned) */
+	char *error_text;           /* the library's error text / log line (owned) */
+	char datapath[16];          /* ok, failed, not_run */
+	char wc_status[QPLAB_WC_NAME_LEN]; /* IBV_WC_..., or "none": no completion */
+	long wc_waited_ms;          /* how long it waited for one */
+	long time_ms[QPLAB_TIME_COUNT];
+	int gid_index;
+	char *gid_reason;           /* why that GID (owned), report only */
+	int path_mtu;
+	int daemon_alive;           /* tri-state */
+	int leftover_qps;           /* after teardown */
+	int leftover_objects;       /* namespaces, veths, rxe devices, rules, agents */
+	char frame_outcome[16];     /* closed, replied, silent */
+};
+
+/* Every fact "not collected".  f: caller's. */
+void qplab_facts_init(struct qplab_facts *f);
+/* Frees the owned strings and re-initialises f. */
+void qplab_facts_free(struct qplab_facts *f);
+/* Replaces *dst with a copy of s (NULL clears it).  Returns 0 or
+ * QPHS_ERR_MEMORY. */
+int qplab_facts_set(char **dst, const char *s);
+
+/* The facts of one scenario: final[h], and step[s * nhosts + h]. */
+struct qplab_scenario_facts {
+	size_t nhosts, nsteps;
+	struct qplab_facts *final;
+	struct qplab_facts *steps;
+};
+int qplab_scenario_facts_init(struct qplab_scenario_facts *sf, size_t nhosts, size_t nsteps);
+void qplab_scenario_facts_free(struct qplab_scenario_facts *sf);
+/* step -1 is the final report.  NULL when out of range. */
+struct qplab_facts *qplab_facts_at(const struct qplab_scenario_facts *sf, int step, int host);
+
+/* What the run is: chooses keyed rows.  All pointers borrowed. */
+struct qplab_runinfo {
+	const char *backend;        /* "netns", "shared", ... */
+	const char *kernel;         /* uname -r inside the lab ("6.12.48+deb13-amd64") */
+	const char *driver;         /* "rxe" */
+	const char *const *caps;    /* capabilities present, NULL-ended (NULL = none) */
+	const char *quirk;          /* run-wide quirk profile, NULL or "" = the hosts' own */
+	double time_multiplier;     /* scales `max` time bounds (TCG, sanitizers); <= 0 = 1 */
+};
+
+struct qplab_check {
+	char what[32];              /* "qp_states", "time_ms.rtr", ... */
+	char expected[256];
+	char observed[256];
+	bool ok;
+};
+
+struct qplab_host_verdict {
+	int host;
+	const struct qplab_case *row; /* the keyed row that applied (borrowed), or NULL */
+	bool keyed;                 /* the expectation has rows */
+	bool ok;
+	struct qplab_check *checks; /* owned by the verdict */
+	size_t nchecks;
+};
+
+struct qplab_verdict {
+	const struct qplab_expectation *exp; /* borrowed from the plan */
+	bool ok;
+	struct qplab_host_verdict hosts[QPLAB_MAX_HOSTS];
+	size_t nhosts;
+};
+
+/* Evaluates every expectation of plan.  Stores a new array of
+ * plan->nexpect verdicts in *out (free with qplab_verdicts_free) and
+ * returns how many failed, or QPHS_ERR_MEMORY.  A keyed expectation with no
+ * applicable row fails with the check "row" (expected: a row for this run). */
+int qplab_expect_eval(const struct qplab_plan *plan, const struct qplab_runinfo *run,
+		      const struct qplab_scenario_facts *facts, struct qplab_verdict **out);
+void qplab_verdicts_free(struct qplab_verdict *v, size_t n);
+
+/* Checks one assertion block against facts.  With checks non-NULL, stores
+ * a new array of every check (caller frees) and its length in *n.  Returns
+ * true when every check holds.  The runner's `wait` step polls this. */
+bool qplab_assert_eval(const struct qplab_assert *a, const struct qplab_facts *f,
+		       double time_multiplier, struct qplab_check **checks, size_t *n);
+
+/* The row of e that applies to `host` on this run, or NULL. */
+const struct qplab_case *qplab_expect_row(const struct qplab_expectation *e,
+					  const struct qplab_runinfo *run,
+					  const char *host_quirk);
+
+/* Compares the leading X.Y.Z of a kernel release with v: <0, 0, >0; or
+ * -2 when release has no version (never matches a range). */
+int qplab_kernel_cmp(const char *release, const int v[3]);
+
+#endif

@@ -1,0 +1,193 @@
+/*
+ * junit.xml from the results document: one <testsuite> per run (kernel),
+ * one <testcase> per scenario.  Text from the outside world (reply_msg,
+ * error texts) reaches the XML, so every string goes through xml_text().
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qphs/error.h"
+#include "report.h"
+
+/* Writes s escaped for XML 1.0 text and attributes.  Control characters
+ * XML 1.0 cannot carry at all are written as "\xNN". */
+static void xml_text(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		switch (c) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&apos;", out);
+			break;
+		case '\n':
+			fputs("&#10;", out);
+			break;
+		case '\t':
+			fputs("&#9;", out);
+			break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				fprintf(out, "\\x%02x", c);
+			else
+				fputc(c, out);
+		}
+	}
+}
+
+static const char *str_of(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return "";
+}
+
+static int int_of(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_int(v) : 0;
+}
+
+static void attr(FILE *out, const char *name, const char *value)
+{
+	fprintf(out, " %s=\"", name);
+	xml_text(out, value);
+	fputc('"', out);
+}
+
+static void testcase(FILE *out, json_object *sc)
+{
+	const char *status = str_of(sc, "status"), *name = str_of(sc, "name");
+	const char *slash = strchr(name, '/');
+	char classname[96];
+
+	snprintf(classname, sizeof(classname), "qplab.%.*s", slash ? (int)(slash - name) : 0, name);
+	fputs("    <testcase", out);
+	attr(out, "classname", classname);
+	attr(out, "name", slash ? slash + 1 : name);
+	attr(out, "file", str_of(sc, "file"));
+	fprintf(out, " time=\"%.3f\">\n", int_of(sc, "elapsed_ms") / 1000.0);
+	if (!strcmp(status, "skip")) {
+		fputs("      <skipped", out);
+		attr(out, "message", str_of(sc, "reason"));
+		fputs("/>\n", out);
+	} else if (!strcmp(status, "fail") || !strcmp(status, "error")) {
+		char *diag = qplab_result_diagnostic(sc);
+		const char *tag = !strcmp(status, "fail") ? "failure" : "error";
+		fprintf(out, "      <%s", tag);
+		attr(out, "message", !strcmp(status, "fail") ? "an expectation did not hold"
+							     : str_of(sc, "reason"));
+		attr(out, "type", status);
+		fputs(">", out);
+		xml_text(out, diag);
+		fprintf(out, "</%s>\n", tag);
+		free(diag);
+	}
+	fputs("    </testcase>\n", out);
+}
+
+static void testsuite(FILE *out, json_object *run)
+{
+	json_object *scs, *summary = NULL;
+	char name[256];
+
+	json_object_object_get_ex(run, "summary", &summary);
+	snprintf(name, sizeof(name), "qplab %s %s", str_of(run, "backend"), str_of(run, "kernel"));
+	fputs("  <testsuite", out);
+	attr(out, "name", name);
+	fprintf(out, " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\"",
+		int_of(summary, "total"), int_of(summary, "fail"), int_of(summary, "error"),
+		int_of(summary, "skip"), int_of(run, "elapsed_ms") / 1000.0);
+	attr(out, "timestamp", str_of(run, "started"));
+	fputs(">\n    <properties>\n", out);
+	static const char *const props[] = {"backend", "kernel", "driver", NULL};
+	for (size_t i = 0; props[i]; i++) {
+		fputs("      <property", out);
+		attr(out, "name", props[i]);
+		attr(out, "value", str_of(run, props[i]));
+		fputs("/>\n", out);
+	}
+	fputs("    </properties>\n", out);
+	if (json_object_object_get_ex(run, "scenarios", &scs))
+		for (size_t i = 0; i < json_object_array_length(scs); i++)
+			testcase(out, json_object_array_get_idx(scs, i));
+	fputs("  </testsuite>\n", out);
+}
+
+int qplab_junit_write(FILE *out, json_object *doc)
+{
+	json_object *runs, *summary;
+	int totals[4] = {0};
+	static const char *const keys[] = {"total", "fail", "error", "skip"};
+
+	if (!json_object_object_get_ex(doc, "runs", &runs) || !json_object_is_type(runs, json_type_array))
+		return QPHS_ERR_INVALID_ARGUMENT;
+	for (size_t i = 0; i < json_object_array_length(runs); i++)
+		if (json_object_object_get_ex(json_object_array_get_idx(runs, i), "summary", &summary))
+			for (int k = 0; k < 4; k++)
+				totals[k] += int_of(summary, keys[k]);
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+	fprintf(out, "<testsuites name=\"qplab\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\">\n",
+		totals[0], totals[1], totals[2], totals[3]);
+	for (size_t i = 0; i < json_object_array_length(runs); i++)
+		testsuite(out, json_object_array_get_idx(runs, i));
+	fputs("</testsuites>\n", out);
+	return ferror(out) ? QPHS_ERR_INVALID_ARGUMENT : 0;
+}
+
+int qplab_junit_save(const char *path, json_object *doc)
+{
+	char tmp[4096];
+	FILE *f;
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return QPHS_ERR_INVALID_ARGUMENT;
+	rc = qplab_junit_write(f, doc);
+	if (fclose(f) != 0 && rc == 0)
+		rc = QPHS_ERR_INVALID_ARGUMENT;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = QPHS_ERR_INVALID_ARGUMENT;
+	if (rc)
+		remove(tmp);
+	return rc;
+}
+
+int qplab_report_write_outputs(const char *dir, json_object *doc, char *err, size_t errlen)
+{
+	char path[4096];
+
+	if (qplab_report_mkdir(dir) < 0) {
+		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+		return QPHS_ERR_INVALID_ARGUMENT;
+	}
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	if (qplab_results_save(path, doc) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return QPHS_ERR_INVALID_ARGUMENT;
+	}
+	snprintf(path, sizeof(path), "%s/junit.xml", dir);
+	if (qplab_junit_save(path, doc) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return QPHS_ERR_INVALID_ARGUMENT;
+	}
+	return 0;
+}

@@ -1,0 +1,284 @@
+/*
+ * TAP 13 on stdout, printed from the result model as scenarios complete.
+ * Everything that is not a test line is a "# " line, so prove and other
+ * TAP consumers accept the stream.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+
+struct qplab_tap_row {
+	char id[96];
+	char topic[48];
+	int status;
+	double elapsed_s;
+	char reason[160];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *get_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return NULL;
+}
+
+static int get_int(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_int(v) : 0;
+}
+
+static bool get_bool(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
+static json_object *get_arr(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_array))
+		return v;
+	return NULL;
+}
+
+/* Appends one formatted line to a growing buffer. */
+static void append(char **buf, size_t *len, const char *line)
+{
+	size_t n = strlen(line);
+	char *b = realloc(*buf, *len + n + 2);
+
+	if (!b)
+		return;
+	memcpy(b + *len, line, n);
+	*len += n;
+	b[(*len)++] = '\n';
+	b[*len] = '\0';
+	*buf = b;
+}
+
+static void host_lines(char **buf, size_t *len, json_object *hv)
+{
+	char line[900], who[200];
+	const char *key = get_str(hv, "key");
+	json_object *checks = get_arr(hv, "checks");
+	size_t shown = 0;
+
+	if (key)
+		snprintf(who, sizeof(who), "host %s [key \"%s\", line %d]", get_str(hv, "host"), key,
+			 get_int(hv, "key_line"));
+	else
+		snprintf(who, sizeof(who), "host %s", get_str(hv, "host"));
+	for (size_t c = 0; checks && c < json_object_array_length(checks); c++) {
+		json_object *k = json_object_array_get_idx(checks, c);
+		if (get_bool(k, "ok"))
+			continue;
+		snprintf(line, sizeof(line), "  %s: %s: expected %s, observed %s", who,
+			 get_str(k, "what"), get_str(k, "expected"), get_str(k, "observed"));
+		append(buf, len, line);
+		shown++;
+	}
+	if (!shown) {
+		snprintf(line, sizeof(line), "  %s: as expected", who);
+		append(buf, len, line);
+	}
+}
+
+char *qplab_result_diagnostic(json_object *sc)
+{
+	char *buf = NULL, line[1024];
+	size_t len = 0;
+	const char *file = get_str(sc, "file"), *reason = get_str(sc, "reason");
+	json_object *exps = get_arr(sc, "expectations");
+
+	if (reason) {
+		snprintf(line, sizeof(line), "%s: %s", get_str(sc, "status"), reason);
+		append(&buf, &len, line);
+	}
+	for (size_t i = 0; exps && i < json_object_array_length(exps); i++) {
+		json_object *e = json_object_array_get_idx(exps, i), *hosts = get_arr(e, "hosts");
+		const char *label = get_str(e, "label"), *step = get_str(e, "step");
+		if (get_bool(e, "ok"))
+			continue;
+		snprintf(line, sizeof(line), "%s:%d: expectation%s%s%s%s%s failed", file ? file : "?",
+			 get_int(e, "line"), label ? " \"" : "", label ? label : "", label ? "\"" : "",
+			 step ? " after step " : "", step ? step : "");
+		append(&buf, &len, line);
+		for (size_t h = 0; hosts && h < json_object_array_length(hosts); h++)
+			host_lines(&buf, &len, json_object_array_get_idx(hosts, h));
+	}
+	return buf ? buf : calloc(1, 1);
+}
+
+void qplab_tap_begin(struct qplab_tap *t, FILE *out, int planned)
+{
+	memset(t, 0, sizeof(*t));
+	t->out = out;
+	t->planned = planned;
+	t->t0 = now_s();
+	fprintf(out, "TAP version 13\n1..%d\n", planned);
+	fflush(out);
+}
+
+/* Prints text's lines, each prefixed with "# ". */
+static void comment_lines(FILE *out, const char *text)
+{
+	while (text && *text) {
+		size_t n = strcspn(text, "\n");
+		fprintf(out, "# %.*s\n", (int)n, text);
+		text += n + (text[n] == '\n');
+	}
+}
+
+/* Which keyed row applied, for every keyed expectation (the report says). */
+static void key_lines(FILE *out, json_object *sc)
+{
+	json_object *exps = get_arr(sc, "expectations");
+
+	for (size_t i = 0; exps && i < json_object_array_length(exps); i++) {
+		json_object *e = json_object_array_get_idx(exps, i), *hosts = get_arr(e, "hosts");
+		for (size_t h = 0; hosts && h < json_object_array_length(hosts); h++) {
+			json_object *hv = json_object_array_get_idx(hosts, h);
+			if (get_bool(hv, "keyed") && get_str(hv, "key"))
+				fprintf(out, "#   line %d, host %s: key \"%s\" applied\n", get_int(e, "line"),
+					get_str(hv, "host"), get_str(hv, "key"));
+		}
+	}
+}
+
+static void remember(struct qplab_tap *t, json_object *sc, int status)
+{
+	struct qplab_tap_row *rows = realloc(t->rows, (t->nrows + 1) * sizeof(*rows));
+	const char *id = get_str(sc, "name"), *reason = get_str(sc, "reason");
+
+	if (!rows)
+		return;
+	t->rows = rows;
+	struct qplab_tap_row *r = &rows[t->nrows++];
+	snprintf(r->id, sizeof(r->id), "%s", id ? id : "?");
+	snprintf(r->topic, sizeof(r->topic), "%.*s", (int)strcspn(r->id, "/"), r->id);
+	r->status = status;
+	r->elapsed_s = get_int(sc, "elapsed_ms") / 1000.0;
+	snprintf(r->reason, sizeof(r->reason), "%s", reason ? reason : "");
+}
+
+static int status_of(json_object *sc)
+{
+	const char *s = get_str(sc, "status");
+
+	for (int i = 0; i < 4; i++)
+		if (s && !strcmp(s, qplab_status_name((enum qplab_status)i)))
+			return i;
+	return QPLAB_ERROR;
+}
+
+/* A test name with '#' escaped as TAP asks ("\#"), so a file name can
+ * never turn into a directive. */
+static void tap_name(char *out, size_t len, const char *name)
+{
+	size_t n = 0;
+
+	for (; name && *name && n + 3 < len; name++) {
+		if (*name == '#')
+			out[n++] = '\\';
+		out[n++] = *name == '\n' ? ' ' : *name;
+	}
+	out[n] = '\0';
+}
+
+void qplab_tap_result(struct qplab_tap *t, json_object *sc)
+{
+	int status = status_of(sc);
+	const char *reason = get_str(sc, "reason");
+	char name[200], *diag;
+
+	tap_name(name, sizeof(name), get_str(sc, "name"));
+
+	t->done++;
+	t->counts[status]++;
+	if (status == QPLAB_SKIP) {
+		/* "#" inside a reason would end the directive early. */
+		char why[200];
+		snprintf(why, sizeof(why), "%s", reason ? reason : "no reason given");
+		for (char *p = why; *p; p++)
+			*p = *p == '#' || *p == '\n' ? ' ' : *p;
+		fprintf(t->out, "ok %d - %s # SKIP %s\n", t->done, name, why);
+	} else {
+		fprintf(t->out, "%s %d - %s\n", status == QPLAB_PASS ? "ok" : "not ok", t->done, name);
+	}
+	if (status == QPLAB_FAIL || status == QPLAB_ERROR) {
+		diag = qplab_result_diagnostic(sc);
+		comment_lines(t->out, diag);
+		free(diag);
+	}
+	key_lines(t->out, sc);
+	fprintf(t->out, "# [%d/%d] %s %s in %.1f s, %.1f s elapsed\n", t->done, t->planned, name,
+		qplab_status_name((enum qplab_status)status), get_int(sc, "elapsed_ms") / 1000.0,
+		now_s() - t->t0);
+	fflush(t->out);
+	remember(t, sc, status);
+}
+
+void qplab_tap_bail(struct qplab_tap *t, const char *reason)
+{
+	fprintf(t->out, "Bail out! %s\n", reason);
+	fflush(t->out);
+}
+
+static void summary_table(struct qplab_tap *t)
+{
+	fprintf(t->out, "# %-20s %5s %5s %5s %5s %8s\n", "topic", "pass", "fail", "skip", "error", "time");
+	for (size_t i = 0; i < t->nrows; i++) {
+		int c[4] = {0};
+		double secs = 0;
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(t->rows[j].topic, t->rows[i].topic);
+		if (seen)
+			continue;
+		for (size_t j = i; j < t->nrows; j++) {
+			if (strcmp(t->rows[j].topic, t->rows[i].topic))
+				continue;
+			c[t->rows[j].status]++;
+			secs += t->rows[j].elapsed_s;
+		}
+		fprintf(t->out, "# %-20s %5d %5d %5d %5d %6.1f s\n", t->rows[i].topic, c[0], c[1], c[2], c[3],
+			secs);
+	}
+}
+
+int qplab_tap_end(struct qplab_tap *t)
+{
+	static const char *const verbs[] = {NULL, "failed", "skipped", "error"};
+
+	fprintf(t->out, "# summary: %d of %d scenarios in %.1f s: %d pass, %d fail, %d skip, %d error\n",
+		t->done, t->planned, now_s() - t->t0, t->counts[QPLAB_PASS], t->counts[QPLAB_FAIL],
+		t->counts[QPLAB_SKIP], t->counts[QPLAB_ERROR]);
+	summary_table(t);
+	for (int s = QPLAB_FAIL; s <= QPLAB_ERROR; s++)
+		for (size_t i = 0; i < t->nrows; i++)
+			if (t->rows[i].status == s)
+				fprintf(t->out, "# %s: %s%s%s%s\n", verbs[s], t->rows[i].id,
+					t->rows[i].reason[0] ? " (" : "", t->rows[i].reason,
+					t->rows[i].reason[0] ? ")" : "");
+	fflush(t->out);
+	free(t->rows);
+	t->rows = NULL;
+	t->nrows = 0;
+	return t->counts[QPLAB_FAIL] || t->counts[QPLAB_ERROR] || t->done < t->planned ? 1 : 0;
+}

@@ -1,0 +1,129 @@
+/* `qplab run`: its command line, and the list of scenarios it names. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "qphs/error.h"
+#include "run_args.h"
+
+static const char *const backend_names[] = {"auto", "netns", "shared", "vm", "hosts"};
+
+const char *qplab_backend_name(enum qplab_backend b)
+{
+	return (unsigned)b < 5 ? backend_names[b] : "?";
+}
+
+void qplab_run_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm] [--kernel K]...\n"
+		"                 [--tag T]... [--jobs N] [--out DIR] [--keep]\n\n"
+		"Runs scenario files (a directory means every *.json below it; none means the\n"
+		"catalogue).  TAP on stdout; results.json and junit.xml in DIR (default build/lab).\n"
+		"  --backend B   where the lab runs (default auto: the best this machine offers);\n"
+		"                'hosts' is reserved for real machines and not available yet\n"
+		"  --kernel K    run on kernel K (vm backend; repeat for several, merged results)\n"
+		"  --tag T       only scenarios tagged T (repeat: any of them)\n"
+		"  --jobs N      scenarios at once (refused where the topology cannot)\n"
+		"  --out DIR     output directory\n"
+		"  --keep        leave a failed scenario's topology in place for inspection\n"
+		"Exit: 0 all passed or skipped, 1 a scenario failed, 2 usage error or bad file.\n");
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, const char *arg)
+{
+	snprintf(err, errlen, fmt, arg);
+	return QPHS_ERR_INVALID_ARGUMENT;
+}
+
+static int push(const char **list, size_t *n, const char *v, char *err, size_t errlen)
+{
+	if (*n == QPLAB_RUN_MAX_LIST)
+		return fail(err, errlen, "too many values for %s", "one option");
+	list[(*n)++] = v;
+	return 0;
+}
+
+/* One option with a value ("--out DIR" or "--out=DIR"). */
+static int option(struct qplab_run_opts *o, const char *name, const char *val, char *err,
+		  size_t errlen)
+{
+	if (!strcmp(name, "--backend")) {
+		for (int b = 0; b < 5; b++)
+			if (!strcmp(val, backend_names[b]))
+				o->backend = (enum qplab_backend)b;
+		if (strcmp(qplab_backend_name(o->backend), val))
+			return fail(err, errlen, "--backend '%s': one of auto, netns, shared, vm", val);
+		if (o->backend == QPLAB_BACKEND_HOSTS)
+			return fail(err, errlen, "--backend %s is reserved for real machines and not available yet", val);
+		return 0;
+	}
+	if (!strcmp(name, "--kernel"))
+		return push(o->kernels, &o->nkernels, val, err, errlen);
+	if (!strcmp(name, "--tag"))
+		return push(o->tags, &o->ntags, val, err, errlen);
+	if (!strcmp(name, "--out")) {
+		if (!*val)
+			return fail(err, errlen, "--out needs a directory%s", "");
+		o->out = val;
+		return 0;
+	}
+	if (!strcmp(name, "--jobs")) {
+		char *end;
+		long j = strtol(val, &end, 10);
+		if (!*val || *end || j < 1 || j > 64)
+			return fail(err, errlen, "--jobs '%s': a number from 1 to 64", val);
+		o->jobs = (int)j;
+		return 0;
+	}
+	return fail(err, errlen, "unknown option '%s'", name);
+}
+
+int qplab_run_parse_args(int argc, char **argv, struct qplab_run_opts *o, char *err, size_t errlen)
+{
+	static const char *const with_value[] = {"--backend", "--kernel", "--tag", "--jobs", "--out", NULL};
+
+	memset(o, 0, sizeof(*o));
+	o->jobs = 1;
+	o->out = "build/lab";
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *eq = strchr(a, '=');
+		char name[32];
+		int rc;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			o->help = true;
+			continue;
+		}
+		if (!strcmp(a, "--keep")) {
+			o->keep = true;
+			continue;
+		}
+		if (strncmp(a, "--", 2) || !strcmp(a, "--")) {
+			if (!strcmp(a, "--") && ++i >= argc)
+				break;
+			if ((rc = push(o->paths, &o->npaths, argv[i], err, errlen)) < 0)
+				return rc;
+			continue;
+		}
+		snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+		size_t k;
+		for (k = 0; with_value[k] && strcmp(with_value[k], name); k++)
+			;
+		if (!with_value[k])
+			return fail(err, errlen, "unknown option '%s'", a);
+		if (!eq && i + 1 >= argc)
+			return fail(err, errlen, "%s needs a value", name);
+		if ((rc = option(o, name, eq ? eq + 1 : argv[++i], err, errlen)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int qplab_run_check_jobs(const struct qplab_run_opts *o, const char *mode, char *err, size_t errlen)
+{
+	if (o->jobs > 1 && mode && !strcmp(mode, "shared")) {
+		snprintf(err, errlen, "--jobs %d: the shared topology mode rewrites one routing table "
+				      "and runs one scenario at a time", o->jobs);
+		return QPHS_ERR_INVALID_ARGUMENT;
+	}
+	return 0;
+}

@@ -1,0 +1,305 @@
+/*
+ * scenario.h — scenario files -> an in-memory plan, with line-precise errors.
+ *
+ * A scenario file is JSON with comments (json-c accepts / * * / and //
+ * comments).  docs/scenarios.md is the schema; this header is its C form.
+ * The parser is strict: unknown keys, duplicate keys, wrong types, unknown
+ * host names, error names that are not in the error table, fault names that
+ * are not FAULT names of the table, regexes regcomp() refuses and keyed
+ * expectations without a `why` are all errors.  It reports every error it
+ * finds (not only the first) as "FILE:LINE: message".
+ *
+ * Ownership: a plan is one allocation tree owned by the caller, freed with
+ * qplab_plan_free().  Strings inside it are owned by the plan.  Nothing here
+ * touches RDMA, the network or the file system beyond reading the file.
+ */
+#ifndef QPLAB_SCENARIO_H
+#define QPLAB_SCENARIO_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define QPLAB_MAX_HOSTS 8
+#define QPLAB_MAX_STEPS 256
+#define QPLAB_MAX_EXPECT 256
+#define QPLAB_NAME_MAX 32 /* host, step and tag names, including the NUL */
+#define QPLAB_SCENARIO_MAX_BYTES (1 << 20) /* a scenario file, at most */
+
+/* Timings a report can carry and an expectation can bound, in ms.  "step"
+ * is the wall time of the step itself as the runner measured it; the rest
+ * come from the agent's report (docs/agent-protocol.md). */
+#define QPLAB_TIMINGS(X)                                                       \
+	X(STEP, "step")                                                        \
+	X(TCP_CONNECT, "tcp_connect")                                          \
+	X(HANDSHAKE, "handshake")                                              \
+	X(RESET, "reset")                                                      \
+	X(INIT, "init")                                                        \
+	X(RTR, "rtr")                                                          \
+	X(RTS, "rts")                                                          \
+	X(READY_ACK, "ready_ack")                                              \
+	X(TOTAL, "total")
+
+enum qplab_timing {
+#define QPLAB__T_ENUM(id, name) QPLAB_TIME_##id,
+	QPLAB_TIMINGS(QPLAB__T_ENUM)
+#undef QPLAB__T_ENUM
+	QPLAB_TIME_COUNT
+};
+
+/* Returns "step", "rtr", ... for t; NULL when out of range. */
+const char *qplab_timing_name(int t);
+
+/* Every error of one parse, each "FILE:LINE: message".  Caller-owned;
+ * free with qplab_errors_free() (the struct itself is the caller's). */
+struct qplab_errors {
+	char **msgs;
+	size_t n;
+};
+void qplab_errors_free(struct qplab_errors *errs);
+/* Appends one formatted message (for callers that find problems of their
+ * own, such as a missing file).  errs may be NULL. */
+void qplab_errors_add(struct qplab_errors *errs, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* netem on a host's lab interface.  `traffic` restricts it: "all", "roce"
+ * (UDP 4791 only, so the TCP handshake still works) or "handshake" (TCP). */
+struct qplab_netem {
+	bool set;
+	int loss_pct;  /* 0..100 */
+	int delay_ms;  /* 0..60000 */
+	int jitter_ms; /* 0..60000 */
+	char traffic[16];
+};
+
+/* A daemon fault (the faults of `qplab hs serve --fault`, qphs_fault_parse):
+ * `name` is a FAULT of the error table (stall, close, truncate, garbage,
+ * reject, ...) or "delay" (the right reply, `ms` late). */
+struct qplab_fault {
+	bool set;
+	char name[24];
+	int code;      /* the table row the fault provokes; 0 for "delay" */
+	int ms;        /* "delay" only, else -1 */
+	char text[256]; /* "reject" only: the reply_msg ("" = the daemon's default) */
+	int64_t seed;  /* "garbage" only: seed of the random bytes; -1 = default */
+	unsigned types; /* bit (1 << type) per request type it applies to (bit 4:
+			 * old protocol), as struct qphs_fault; 0 = every request */
+};
+
+/* Agent options.  Integers are -1 and tri-state booleans are -1 when the
+ * file does not set them (the library's default applies). */
+struct qplab_agent_opts {
+	char quirk[32];            /* "" = the real driver */
+	int mtu_negotiation;       /* tri-state */
+	int ready_ack;             /* tri-state */
+	char reset_policy[16];     /* "", "reuse" or "reconstruct" */
+	int strict_reset;          /* tri-state */
+	int qp_timeout;            /* 0..31 */
+	int qp_retry_cnt;          /* 0..7 */
+	int qp_rnr_retry;          /* 0..7 */
+	int reply_timeout_ms;      /* 1..600000 */
+	int old_protocol;          /* tri-state: client sends untyped frames */
+	/* Lab hooks: what the host advertises instead of the truth. */
+	char *advertise_gid;       /* NULL = the real one */
+	int64_t advertise_qpn;     /* -1 = the real ones; else every QPN */
+	int advertise_qp_count;    /* -1 = the real count */
+	char *advertise_address;   /* NULL = the real host:port */
+	int delay_passive_rtr_ms;  /* -1 = no delay */
+};
+
+struct qplab_env {
+	char *name;  /* MC_* or NCCL_IB_GID_INDEX */
+	char *value;
+};
+
+struct qplab_host {
+	char name[QPLAB_NAME_MAX];
+	int line;
+	int mtu;                   /* netdev MTU; -1 = the link's or 1500 */
+	bool ipv6;                 /* handshake and GIDs over IPv6 */
+	struct qplab_env *env;
+	size_t nenv;
+	struct qplab_agent_opts agent;
+	struct qplab_fault fault;
+};
+
+struct qplab_link {
+	int line;
+	int a, b;                  /* host indexes */
+	int mtu;                   /* -1 = unset */
+	struct qplab_netem netem;  /* in force from the start */
+};
+
+enum qplab_step_kind {
+	QPLAB_STEP_CONNECT,        /* from -> to (or from -> to_address) */
+	QPLAB_STEP_CONNECT_BOTH,   /* hosts[0] <-> hosts[1] at a barrier, rounds times */
+	QPLAB_STEP_DISCONNECT,     /* from drops its endpoint to `to` */
+	QPLAB_STEP_LINK_DOWN,      /* host's lab interface down */
+	QPLAB_STEP_LINK_UP,
+	QPLAB_STEP_NETEM_ON,       /* host, netem */
+	QPLAB_STEP_NETEM_OFF,      /* host */
+	QPLAB_STEP_SET_MTU,        /* host, mtu */
+	QPLAB_STEP_BLACKHOLE,      /* host drops every packet to peer (route blackhole) */
+	QPLAB_STEP_UNBLACKHOLE,    /* and stops */
+	QPLAB_STEP_DELETE_DEVICE,  /* host's rxe device */
+	QPLAB_STEP_KILL_AGENT,     /* SIGKILL */
+	QPLAB_STEP_START_AGENT,    /* same address and port as before */
+	QPLAB_STEP_RESTART_AGENT,  /* kill, wait down_ms, start */
+	QPLAB_STEP_RAW_FRAME,      /* bytes (hex) or a named bad frame -> to's daemon */
+	QPLAB_STEP_DATAPATH,       /* RDMA WRITE then READ from -> to, verified */
+	QPLAB_STEP_WAIT,           /* poll host's report until `until` holds */
+	QPLAB_STEP_SNAPSHOT,       /* record every host's report under this name */
+	QPLAB_STEP_KIND_COUNT
+};
+
+/* Returns the `do` word of a step kind ("connect", ...). */
+const char *qplab_step_kind_name(enum qplab_step_kind kind);
+
+/* Text matchers: every member that is set must hold. */
+struct qplab_text_match {
+	bool set;
+	char *exact, *prefix, *contains, *regex; /* NULL when absent */
+	regex_t re;                              /* compiled `regex` */
+};
+
+struct qplab_range {
+	long min, max; /* -1 = no bound */
+};
+
+#define QPLAB_QP_STATE_LEN 8
+#define QPLAB_WC_NAME_LEN 32
+
+/* One block of assertions over one host's facts.  A member left at its
+ * "unset" value (-1, "", NULL, set=false) asserts nothing. */
+struct qplab_assert {
+	int nfields;                     /* how many assertions are set */
+	char qp_all[QPLAB_QP_STATE_LEN]; /* every QP in this state */
+	char (*qp_each)[QPLAB_QP_STATE_LEN]; /* or exactly these, in order */
+	int nqp_each;                    /* -1 = qp_each unset */
+	int qp_count;
+	char endpoint[32];               /* endpoint status (qphs_ep_status_name, or NONE) */
+	int endpoints;                   /* how many endpoints the host has */
+	char code[48];                   /* error table NAME ("OK", "ERR_...") */
+	struct qplab_text_match reply_sent, reply_received, error_text;
+	char datapath[16];               /* "ok", "failed", "not_run" */
+	char (*wc_any)[QPLAB_WC_NAME_LEN]; /* completion status is one of these */
+	int nwc;
+	long wc_none_within_ms;          /* or no completion for at least this long */
+	struct qplab_range time[QPLAB_TIME_COUNT];
+	int gid_index;
+	int path_mtu;
+	int daemon_alive;                /* tri-state */
+	int leftover_qps;
+	int leftover_objects;
+	char frame_outcome[16];          /* "closed", "replied", "silent" */
+};
+
+/* One term of a `when` key. */
+enum qplab_when_kind {
+	QPLAB_WHEN_CAP,        /* capability present */
+	QPLAB_WHEN_NOT_CAP,    /* !capability */
+	QPLAB_WHEN_KERNEL,     /* kernel OP version */
+	QPLAB_WHEN_QUIRK,      /* quirk=NAME (the host's profile) */
+	QPLAB_WHEN_DRIVER,     /* driver=NAME */
+	QPLAB_WHEN_OTHERWISE,  /* matches when no earlier row did */
+};
+
+struct qplab_when {
+	enum qplab_when_kind kind;
+	char name[32];         /* capability, quirk or driver */
+	char op[4];            /* ">=", ">", "<=", "<" */
+	int version[3];        /* major, minor, patch */
+};
+
+/* One keyed row: applies when every term holds. */
+struct qplab_case {
+	int line;
+	char *when_text;       /* the key as written, for the report */
+	struct qplab_when *terms;
+	size_t nterms;
+	char *why;             /* required */
+	struct qplab_assert a;
+};
+
+struct qplab_expectation {
+	int line;
+	char *label;           /* NULL = none */
+	int hosts[QPLAB_MAX_HOSTS];
+	size_t nhosts;
+	int step;              /* step index, or -1: the final report */
+	struct qplab_assert a; /* unkeyed assertions (ncases == 0) */
+	struct qplab_case *cases;
+	size_t ncases;
+};
+
+struct qplab_step {
+	enum qplab_step_kind kind;
+	int line;
+	char name[QPLAB_NAME_MAX];   /* unique; "" = unnamed */
+	int host;                    /* link/netem/mtu/device/agent/wait steps */
+	int from, to;                /* connect, disconnect, datapath, raw_frame (to) */
+	int peer;                    /* blackhole, unblackhole */
+	char to_address[16];         /* connect: "unowned", "unroutable", "closed_port" */
+	int hosts[2];                /* connect_both */
+	int rounds;                  /* connect_both, >= 1 */
+	int barrier_ms;              /* connect_both: lead time of the barrier */
+	int deadline_ms;             /* -1 = the runner's default for the kind */
+	int mtu;                     /* set_mtu */
+	int down_ms;                 /* restart_agent: pause between kill and start */
+	struct qplab_netem netem;    /* netem_on */
+	uint8_t *frame;              /* raw_frame: bytes, or NULL with frame_kind */
+	size_t frame_len;
+	char frame_kind[24];         /* raw_frame: a frame FAULT name */
+	long bytes;                  /* datapath: buffer size, default 4096 */
+	struct qplab_assert until;   /* wait */
+};
+
+struct qplab_plan {
+	char *file;                  /* as given to the parser */
+	char id[2 * QPLAB_NAME_MAX + 64]; /* "topic/name" from the path */
+	char *description;
+	char *source;
+	char (*tags)[QPLAB_NAME_MAX];
+	size_t ntags;
+	char (*requires)[QPLAB_NAME_MAX]; /* capabilities; missing -> SKIP */
+	size_t nrequires;
+	int timeout_ms;              /* whole scenario; default 60000 */
+	struct qplab_host hosts[QPLAB_MAX_HOSTS];
+	size_t nhosts;
+	struct qplab_link *links;
+	size_t nlinks;
+	struct qplab_step *steps;
+	size_t nsteps;
+	struct qplab_expectation *expect;
+	size_t nexpect;
+};
+
+/* Parses `len` bytes of `text` (need not be NUL-terminated); `file` names
+ * it in messages.  Returns 0 and stores a new plan in *out, or returns
+ * QPHS_ERR_MALFORMED_JSON (syntax) or QPHS_ERR_INVALID_ARGUMENT (schema)
+ * with *out NULL and every problem appended to errs (may be NULL). */
+int qplab_scenario_parse(const char *file, const char *text, size_t len,
+			 struct qplab_plan **out, struct qplab_errors *errs);
+
+/* Reads and parses a file; a read failure is one error "FILE: strerror"
+ * and returns QPHS_ERR_INVALID_ARGUMENT. */
+int qplab_scenario_load(const char *path, struct qplab_plan **out,
+			struct qplab_errors *errs);
+
+/* Accepts NULL. */
+void qplab_plan_free(struct qplab_plan *plan);
+
+/* Host index by name, or -1. */
+int qplab_plan_host(const struct qplab_plan *plan, const char *name);
+
+/* Step index by name, or -1. */
+int qplab_plan_step(const struct qplab_plan *plan, const char *name);
+
+/* True when the plan carries tag. */
+bool qplab_plan_has_tag(const struct qplab_plan *plan, const char *tag);
+
+/* The capability names a `when` key or `requires` may use (NULL-ended). */
+extern const char *const qplab_capabilities[];
+
+#endif

@@ -1,0 +1,306 @@
+/* Assertion blocks: the checks an expectation, a keyed row or a `wait`
+ * step makes, each validated against its vocabulary at parse time. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qphs/error.h"
+#include "scenario_int.h"
+
+static const char *const qp_states[] = {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR", NULL};
+/* The library's endpoint status names (Mooncake's RdmaEndPoint::Status,
+ * qphs_ep_status_name), and NONE: no endpoint for that peer. */
+static const char *const endpoint_states[] = {"NONE", "INITIALIZING", "UNCONNECTED", "CONNECTING",
+					      "CONNECTED_WAIT_READY_ACK", "CONNECTED", "DESTROYING",
+					      "DESTROYED", NULL};
+static const char *const datapath_results[] = {"ok", "failed", "not_run", NULL};
+static const char *const frame_outcomes[] = {"closed", "replied", "silent", NULL};
+/* enum ibv_wc_status, spelled as libibverbs spells it. */
+static const char *const wc_names[] = {
+	"IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR",
+	"IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR",
+	"IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR",
+	"IBV_WC_REM_OP_ERR", "IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR",
+	"IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR",
+	"IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR",
+	"IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR", "IBV_WC_TM_ERR",
+	"IBV_WC_TM_RNDV_INCOMPLETE", NULL};
+
+#define ASSERT_KEYS                                                                  \
+	"qp_states", "qp_count", "endpoint", "endpoints", "code", "reply_msg_sent",   \
+		"reply_msg_received", "error_text", "datapath", "wc_status", "time_ms", \
+		"gid_index", "path_mtu", "daemon_alive", "leftover_qps",             \
+		"leftover_objects", "frame_outcome"
+
+bool qplab__sc_in_list(const char *const *list, const char *s)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+void qplab__sc_assert_init(struct qplab_assert *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->nqp_each = a->qp_count = a->endpoints = -1;
+	a->wc_none_within_ms = -1;
+	for (int t = 0; t < QPLAB_TIME_COUNT; t++)
+		a->time[t].min = a->time[t].max = -1;
+	a->gid_index = a->path_mtu = a->daemon_alive = -1;
+	a->leftover_qps = a->leftover_objects = -1;
+}
+
+static void free_match(struct qplab_text_match *m)
+{
+	if (m->regex)
+		regfree(&m->re);
+	free(m->exact);
+	free(m->prefix);
+	free(m->contains);
+	free(m->regex);
+}
+
+void qplab__sc_assert_free(struct qplab_assert *a)
+{
+	free(a->qp_each);
+	free(a->wc_any);
+	free_match(&a->reply_sent);
+	free_match(&a->reply_received);
+	free_match(&a->error_text);
+	qplab__sc_assert_init(a);
+}
+
+/* A word from list, at key; stored in dst. */
+static void enum_key(struct sc_ctx *ctx, json_object *o, const char *path, const char *key,
+		     const char *const *list, char *dst, size_t dstlen, int *nfields)
+{
+	const char *s;
+	char sub[SC_PATH_MAX];
+
+	if (!qplab__sc_str(ctx, o, path, key, false, &s))
+		return;
+	qplab__sc_join(sub, sizeof(sub), path, key);
+	if (!qplab__sc_in_list(list, s)) {
+		char words[256] = "";
+		for (size_t i = 0; list[i] && strlen(words) < 200; i++)
+			snprintf(words + strlen(words), sizeof(words) - strlen(words), "%s%s",
+				 i ? ", " : "", list[i]);
+		qplab__sc_err(ctx, qplab__sc_line(ctx, sub), "%s \"%s\" is not one of: %s", key, s, words);
+		return;
+	}
+	snprintf(dst, dstlen, "%s", s);
+	(*nfields)++;
+}
+
+static void text_match(struct sc_ctx *ctx, json_object *o, const char *path, const char *key,
+		       struct qplab_text_match *m, int *nfields)
+{
+	static const char *const keys[] = {"exact", "prefix", "contains", "regex", NULL};
+	json_object *v = qplab__sc_get(ctx, o, path, key, json_type_object, false);
+	char sub[SC_PATH_MAX];
+	const char *s;
+
+	if (!v)
+		return;
+	qplab__sc_join(sub, sizeof(sub), path, key);
+	int line = qplab__sc_line(ctx, sub);
+	qplab__sc_only_keys(ctx, v, sub, key, keys);
+	if (qplab__sc_str(ctx, v, sub, "exact", false, &s))
+		m->exact = qplab__sc_strdup(s);
+	if (qplab__sc_str(ctx, v, sub, "prefix", false, &s))
+		m->prefix = qplab__sc_strdup(s);
+	if (qplab__sc_str(ctx, v, sub, "contains", false, &s))
+		m->contains = qplab__sc_strdup(s);
+	if (qplab__sc_str(ctx, v, sub, "regex", false, &s)) {
+		int rc = regcomp(&m->re, s, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char why[128];
+			regerror(rc, &m->re, why, sizeof(why));
+			qplab__sc_err(ctx, line, "bad regex in %s: %s", key, why);
+		} else {
+			m->regex = qplab__sc_strdup(s);
+		}
+	}
+	if (!m->exact && !m->prefix && !m->contains && !m->regex &&
+	    json_object_object_length(v) == 0)
+		qplab__sc_err(ctx, line, "%s needs one of exact, prefix, contains, regex", key);
+	m->set = true;
+	(*nfields)++;
+}
+
+static void qp_states_key(struct sc_ctx *ctx, json_object *o, const char *path,
+			  struct qplab_assert *a)
+{
+	json_object *v;
+	char sub[SC_PATH_MAX];
+	static const char *const keys[] = {"all", NULL};
+
+	if (!json_object_object_get_ex(o, "qp_states", &v))
+		return;
+	qplab__sc_join(sub, sizeof(sub), path, "qp_states");
+	int line = qplab__sc_line(ctx, sub);
+	a->nfields++;
+	if (json_object_is_type(v, json_type_object)) {
+		qplab__sc_only_keys(ctx, v, sub, "qp_states", keys);
+		int nf = 0;
+		enum_key(ctx, v, sub, "all", qp_states, a->qp_all, sizeof(a->qp_all), &nf);
+		if (!json_object_object_get_ex(v, "all", NULL))
+			qplab__sc_err(ctx, line, "qp_states is {\"all\": STATE} or [STATE, ...]");
+		return;
+	}
+	if (!json_object_is_type(v, json_type_array)) {
+		qplab__sc_err(ctx, line, "qp_states is {\"all\": STATE} or [STATE, ...]");
+		return;
+	}
+	size_t n = json_object_array_length(v);
+	a->qp_each = calloc(n ? n : 1, sizeof(*a->qp_each));
+	a->nqp_each = 0;
+	for (size_t i = 0; a->qp_each && i < n; i++) {
+		const char *s = json_object_get_string(json_object_array_get_idx(v, i));
+		if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string) ||
+		    !qplab__sc_in_list(qp_states, s)) {
+			qplab__sc_err(ctx, line, "qp_states[%zu] is not a QP state (RESET, INIT, RTR, RTS, SQD, SQE, ERR)", i);
+			continue;
+		}
+		snprintf(a->qp_each[a->nqp_each++], QPLAB_QP_STATE_LEN, "%s", s);
+	}
+}
+
+static void wc_key(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_assert *a)
+{
+	static const char *const keys[] = {"any_of", "or_none_within_ms", NULL};
+	json_object *v, *list;
+	char sub[SC_PATH_MAX];
+	long ms;
+
+	if (!json_object_object_get_ex(o, "wc_status", &v))
+		return;
+	qplab__sc_join(sub, sizeof(sub), path, "wc_status");
+	int line = qplab__sc_line(ctx, sub);
+	a->nfields++;
+	if (json_object_is_type(v, json_type_string)) {
+		list = json_object_new_array();
+		json_object_array_add(list, json_object_get(v));
+	} else if (json_object_is_type(v, json_type_object)) {
+		qplab__sc_only_keys(ctx, v, sub, "wc_status", keys);
+		list = json_object_get(qplab__sc_get(ctx, v, sub, "any_of", json_type_array, false));
+		if (qplab__sc_int(ctx, v, sub, "or_none_within_ms", 1, 3600000, &ms))
+			a->wc_none_within_ms = ms;
+	} else {
+		qplab__sc_err(ctx, line, "wc_status is a status name or {\"any_of\": [...], \"or_none_within_ms\": N}");
+		return;
+	}
+	size_t n = list ? json_object_array_length(list) : 0;
+	if (n == 0 && a->wc_none_within_ms < 0)
+		qplab__sc_err(ctx, line, "wc_status expects nothing");
+	a->wc_any = calloc(n ? n : 1, sizeof(*a->wc_any));
+	for (size_t i = 0; a->wc_any && i < n; i++) {
+		const char *s = json_object_get_string(json_object_array_get_idx(list, i));
+		if (!qplab__sc_in_list(wc_names, s))
+			qplab__sc_err(ctx, line, "\"%s\" is not an ibv_wc_status name (IBV_WC_...)", s);
+		else
+			snprintf(a->wc_any[a->nwc++], QPLAB_WC_NAME_LEN, "%s", s);
+	}
+	json_object_put(list);
+}
+
+static void time_key(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_assert *a)
+{
+	static const char *const bound_keys[] = {"min", "max", NULL};
+	json_object *v = qplab__sc_get(ctx, o, path, "time_ms", json_type_object, false);
+	char sub[SC_PATH_MAX], sub2[SC_PATH_MAX];
+	long x;
+
+	if (!v)
+		return;
+	qplab__sc_join(sub, sizeof(sub), path, "time_ms");
+	a->nfields++;
+	json_object_object_foreach(v, name, bound) {
+		int t;
+		qplab__sc_join(sub2, sizeof(sub2), sub, name);
+		for (t = 0; t < QPLAB_TIME_COUNT; t++)
+			if (!strcmp(qplab_timing_name(t), name))
+				break;
+		if (t == QPLAB_TIME_COUNT) {
+			qplab__sc_err(ctx, qplab__sc_line(ctx, sub2), "unknown timing \"%s\"", name);
+			continue;
+		}
+		if (!json_object_is_type(bound, json_type_object)) {
+			qplab__sc_err(ctx, qplab__sc_line(ctx, sub2), "time_ms.%s is {\"min\": N, \"max\": N}", name);
+			continue;
+		}
+		qplab__sc_only_keys(ctx, bound, sub2, "a time bound", bound_keys);
+		if (qplab__sc_int(ctx, bound, sub2, "min", 0, 3600000, &x))
+			a->time[t].min = x;
+		if (qplab__sc_int(ctx, bound, sub2, "max", 0, 3600000, &x))
+			a->time[t].max = x;
+		if (a->time[t].min > a->time[t].max && a->time[t].max >= 0)
+			qplab__sc_err(ctx, qplab__sc_line(ctx, sub2), "time_ms.%s: min above max", name);
+	}
+}
+
+static void code_key(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_assert *a)
+{
+	const char *s;
+	char sub[SC_PATH_MAX];
+	int code;
+
+	if (!qplab__sc_str(ctx, o, path, "code", false, &s))
+		return;
+	qplab__sc_join(sub, sizeof(sub), path, "code");
+	/* qphs_errcode_by_name also takes FAULT names; a code is a NAME. */
+	if (!qphs_errcode_by_name(s, &code) || strcmp(qphs_errname(code), s)) {
+		qplab__sc_err(ctx, qplab__sc_line(ctx, sub), "\"%s\" is not an error name of the table", s);
+		return;
+	}
+	snprintf(a->code, sizeof(a->code), "%s", s);
+	a->nfields++;
+}
+
+static void int_field(struct sc_ctx *ctx, json_object *o, const char *path, const char *key,
+		      long min, long max, int *dst, int *nfields)
+{
+	long v;
+
+	if (qplab__sc_int(ctx, o, path, key, min, max, &v)) {
+		*dst = (int)v;
+		(*nfields)++;
+	}
+}
+
+void qplab__sc_assert(struct sc_ctx *ctx, json_object *o, const char *path,
+		      struct qplab_assert *a, const char *const *extra)
+{
+	const char *keys[32] = {ASSERT_KEYS};
+	size_t n = 0;
+	bool b;
+
+	while (keys[n])
+		n++;
+	for (size_t i = 0; extra && extra[i] && n < 31; i++)
+		keys[n++] = extra[i];
+	qplab__sc_assert_init(a);
+	qplab__sc_only_keys(ctx, o, path, "an expectation", keys);
+	qp_states_key(ctx, o, path, a);
+	int_field(ctx, o, path, "qp_count", 0, 100000, &a->qp_count, &a->nfields);
+	enum_key(ctx, o, path, "endpoint", endpoint_states, a->endpoint, sizeof(a->endpoint), &a->nfields);
+	int_field(ctx, o, path, "endpoints", 0, 100000, &a->endpoints, &a->nfields);
+	code_key(ctx, o, path, a);
+	text_match(ctx, o, path, "reply_msg_sent", &a->reply_sent, &a->nfields);
+	text_match(ctx, o, path, "reply_msg_received", &a->reply_received, &a->nfields);
+	text_match(ctx, o, path, "error_text", &a->error_text, &a->nfields);
+	enum_key(ctx, o, path, "datapath", datapath_results, a->datapath, sizeof(a->datapath), &a->nfields);
+	wc_key(ctx, o, path, a);
+	time_key(ctx, o, path, a);
+	int_field(ctx, o, path, "gid_index", 0, 255, &a->gid_index, &a->nfields);
+	int_field(ctx, o, path, "path_mtu", 256, 4096, &a->path_mtu, &a->nfields);
+	if (qplab__sc_bool(ctx, o, path, "daemon_alive", &b)) {
+		a->daemon_alive = b;
+		a->nfields++;
+	}
+	int_field(ctx, o, path, "leftover_qps", 0, 100000, &a->leftover_qps, &a->nfields);
+	int_field(ctx, o, path, "leftover_objects", 0, 100000, &a->leftover_objects, &a->nfields);
+	enum_key(ctx, o, path, "frame_outcome", frame_outcomes, a->frame_outcome,
+		 sizeof(a->frame_outcome), &a->nfields);
+}

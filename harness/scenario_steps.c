@@ -1,0 +1,289 @@
+/* The scenario's `steps` section: one object per step, its kind in `do`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qphs/error.h"
+#include "scenario_int.h"
+
+/* Which keys each kind takes besides do, name and deadline_ms. */
+static const struct {
+	const char *word;
+	const char *keys[4];
+} kinds[QPLAB_STEP_KIND_COUNT] = {
+	[QPLAB_STEP_CONNECT] = {"connect", {"from", "to", "to_address"}},
+	[QPLAB_STEP_CONNECT_BOTH] = {"connect_both", {"hosts", "rounds", "barrier_ms"}},
+	[QPLAB_STEP_DISCONNECT] = {"disconnect", {"from", "to"}},
+	[QPLAB_STEP_LINK_DOWN] = {"link_down", {"host"}},
+	[QPLAB_STEP_LINK_UP] = {"link_up", {"host"}},
+	[QPLAB_STEP_NETEM_ON] = {"netem_on", {"host", "netem"}},
+	[QPLAB_STEP_NETEM_OFF] = {"netem_off", {"host"}},
+	[QPLAB_STEP_SET_MTU] = {"set_mtu", {"host", "mtu"}},
+	[QPLAB_STEP_BLACKHOLE] = {"blackhole", {"host", "peer"}},
+	[QPLAB_STEP_UNBLACKHOLE] = {"unblackhole", {"host", "peer"}},
+	[QPLAB_STEP_DELETE_DEVICE] = {"delete_device", {"host"}},
+	[QPLAB_STEP_KILL_AGENT] = {"kill_agent", {"host"}},
+	[QPLAB_STEP_START_AGENT] = {"start_agent", {"host"}},
+	[QPLAB_STEP_RESTART_AGENT] = {"restart_agent", {"host", "down_ms"}},
+	[QPLAB_STEP_RAW_FRAME] = {"raw_frame", {"to", "hex", "kind"}},
+	[QPLAB_STEP_DATAPATH] = {"datapath", {"from", "to", "bytes"}},
+	[QPLAB_STEP_WAIT] = {"wait", {"host", "until"}},
+	[QPLAB_STEP_SNAPSHOT] = {"snapshot", {NULL}},
+};
+
+const char *qplab_step_kind_name(enum qplab_step_kind kind)
+{
+	return kind < QPLAB_STEP_KIND_COUNT ? kinds[kind].word : "?";
+}
+
+static int host_key(struct sc_ctx *ctx, json_object *o, const char *path, const char *key)
+{
+	const char *s;
+	char sub[SC_PATH_MAX];
+
+	if (!qplab__sc_str(ctx, o, path, key, true, &s))
+		return -1;
+	qplab__sc_join(sub, sizeof(sub), path, key);
+	return qplab__sc_host(ctx, qplab__sc_line(ctx, sub), s);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Hex digits, spaces allowed between bytes ("08 00 00 00 ..."). */
+static void parse_hex(struct sc_ctx *ctx, int line, const char *hex, struct qplab_step *st)
+{
+	size_t n = strlen(hex);
+
+	st->frame = malloc(n / 2 + 1);
+	if (!st->frame)
+		return;
+	for (size_t i = 0; i < n;) {
+		if (hex[i] == ' ') {
+			i++;
+			continue;
+		}
+		if (i + 1 >= n || hexval(hex[i]) < 0 || hexval(hex[i + 1]) < 0) {
+			qplab__sc_err(ctx, line, "\"hex\" holds pairs of hex digits, optionally separated by spaces");
+			return;
+		}
+		st->frame[st->frame_len++] = (uint8_t)(hexval(hex[i]) << 4 | hexval(hex[i + 1]));
+		i += 2;
+	}
+	if (st->frame_len == 0)
+		qplab__sc_err(ctx, line, "\"hex\" is empty");
+}
+
+static void parse_raw_frame(struct sc_ctx *ctx, json_object *o, const char *path,
+			    struct qplab_step *st)
+{
+	const char *hex = NULL, *kind = NULL;
+	int code;
+
+	st->to = host_key(ctx, o, path, "to");
+	qplab__sc_str(ctx, o, path, "hex", false, &hex);
+	qplab__sc_str(ctx, o, path, "kind", false, &kind);
+	if (!hex == !kind) {
+		qplab__sc_err(ctx, st->line, "raw_frame takes exactly one of \"hex\" and \"kind\"");
+		return;
+	}
+	if (hex) {
+		parse_hex(ctx, st->line, hex, st);
+		return;
+	}
+	/* A named bad frame is a frame FAULT of the table (-1000..-1019). */
+	if (!qphs_errcode_by_name(kind, &code) || strcmp(qphs_errfault(code), kind) ||
+	    code > -1000 || code < -1019) {
+		qplab__sc_err(ctx, st->line, "unknown bad-frame kind \"%s\" (a frame FAULT name of the error table)",
+			      kind);
+		return;
+	}
+	snprintf(st->frame_kind, sizeof(st->frame_kind), "%s", kind);
+}
+
+static void parse_connect_both(struct sc_ctx *ctx, json_object *o, const char *path,
+			       struct qplab_step *st)
+{
+	json_object *hosts = qplab__sc_get(ctx, o, path, "hosts", json_type_array, true);
+	long v;
+
+	st->rounds = 1;
+	st->barrier_ms = 200;
+	if (hosts && json_object_array_length(hosts) != 2) {
+		qplab__sc_err(ctx, st->line, "connect_both names exactly two hosts");
+	} else if (hosts) {
+		for (int i = 0; i < 2; i++)
+			st->hosts[i] = qplab__sc_host(ctx, st->line,
+						      json_object_get_string(json_object_array_get_idx(hosts, i)));
+		if (st->hosts[0] >= 0 && st->hosts[0] == st->hosts[1])
+			qplab__sc_err(ctx, st->line, "connect_both joins two different hosts");
+	}
+	if (qplab__sc_int(ctx, o, path, "rounds", 1, 10000, &v))
+		st->rounds = (int)v;
+	if (qplab__sc_int(ctx, o, path, "barrier_ms", 1, 60000, &v))
+		st->barrier_ms = (int)v;
+}
+
+static void parse_connect(struct sc_ctx *ctx, json_object *o, const char *path,
+			  struct qplab_step *st)
+{
+	const char *addr;
+
+	st->from = host_key(ctx, o, path, "from");
+	if (qplab__sc_str(ctx, o, path, "to_address", false, &addr)) {
+		if (json_object_object_get_ex(o, "to", NULL))
+			qplab__sc_err(ctx, st->line, "connect takes \"to\" or \"to_address\", not both");
+		if (strcmp(addr, "unowned") && strcmp(addr, "unroutable") && strcmp(addr, "closed_port"))
+			qplab__sc_err(ctx, st->line, "to_address is \"unowned\", \"unroutable\" or \"closed_port\"");
+		else
+			snprintf(st->to_address, sizeof(st->to_address), "%s", addr);
+		return;
+	}
+	st->to = host_key(ctx, o, path, "to");
+	if (st->from >= 0 && st->from == st->to)
+		qplab__sc_err(ctx, st->line, "a host does not connect to itself");
+}
+
+/* The keys some kinds add: netem, mtu, down_ms, until. */
+static void parse_extras(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_step *st)
+{
+	json_object *v;
+	char sub[SC_PATH_MAX];
+	long n;
+
+	if (st->kind == QPLAB_STEP_NETEM_ON &&
+	    (v = qplab__sc_get(ctx, o, path, "netem", json_type_object, true))) {
+		qplab__sc_join(sub, sizeof(sub), path, "netem");
+		qplab__sc_netem(ctx, v, sub, &st->netem);
+	}
+	if (st->kind == QPLAB_STEP_SET_MTU && !qplab__sc_int(ctx, o, path, "mtu", 576, 65535, &n))
+		qplab__sc_err(ctx, st->line, "set_mtu needs \"mtu\" (576..65535)");
+	else if (st->kind == QPLAB_STEP_SET_MTU)
+		st->mtu = (int)n;
+	if (qplab__sc_int(ctx, o, path, "down_ms", 0, 600000, &n))
+		st->down_ms = (int)n;
+	if (st->kind == QPLAB_STEP_WAIT) {
+		if (st->deadline_ms < 0)
+			qplab__sc_err(ctx, st->line, "a wait needs \"deadline_ms\"");
+		if ((v = qplab__sc_get(ctx, o, path, "until", json_type_object, true))) {
+			qplab__sc_join(sub, sizeof(sub), path, "until");
+			qplab__sc_assert(ctx, v, sub, &st->until, NULL);
+			if (st->until.nfields == 0)
+				qplab__sc_err(ctx, st->line, "\"until\" asserts nothing");
+		}
+	}
+}
+
+/* Each kind's own keys. */
+static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_step *st)
+{
+	long n;
+
+	switch (st->kind) {
+	case QPLAB_STEP_CONNECT:
+		parse_connect(ctx, o, path, st);
+		break;
+	case QPLAB_STEP_CONNECT_BOTH:
+		parse_connect_both(ctx, o, path, st);
+		break;
+	case QPLAB_STEP_DISCONNECT:
+	case QPLAB_STEP_DATAPATH:
+		st->from = host_key(ctx, o, path, "from");
+		st->to = host_key(ctx, o, path, "to");
+		if (qplab__sc_int(ctx, o, path, "bytes", 1, 1L << 30, &n))
+			st->bytes = n;
+		break;
+	case QPLAB_STEP_RAW_FRAME:
+		parse_raw_frame(ctx, o, path, st);
+		break;
+	case QPLAB_STEP_BLACKHOLE:
+	case QPLAB_STEP_UNBLACKHOLE:
+		st->host = host_key(ctx, o, path, "host");
+		st->peer = host_key(ctx, o, path, "peer");
+		if (st->host >= 0 && st->host == st->peer)
+			qplab__sc_err(ctx, st->line, "a host does not blackhole itself");
+		break;
+	case QPLAB_STEP_SNAPSHOT:
+		if (!st->name[0])
+			qplab__sc_err(ctx, st->line, "a snapshot needs a \"name\"");
+		break;
+	default:
+		st->host = host_key(ctx, o, path, "host");
+	}
+	parse_extras(ctx, o, path, st);
+}
+
+static void parse_step(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_step *st)
+{
+	const char *word, *allowed[8] = {"do", "name", "deadline_ms"};
+	size_t k;
+	long v;
+
+	st->line = qplab__sc_line(ctx, path);
+	st->host = st->from = st->to = st->peer = st->hosts[0] = st->hosts[1] = -1;
+	st->deadline_ms = st->mtu = -1;
+	st->bytes = 4096;
+	qplab__sc_assert_init(&st->until);
+	if (!qplab__sc_str(ctx, o, path, "do", true, &word))
+		return;
+	for (k = 0; k < QPLAB_STEP_KIND_COUNT; k++)
+		if (!strcmp(kinds[k].word, word))
+			break;
+	if (k == QPLAB_STEP_KIND_COUNT) {
+		qplab__sc_err(ctx, st->line, "unknown step \"%s\"", word);
+		return;
+	}
+	st->kind = (enum qplab_step_kind)k;
+	for (size_t i = 0; i < 4 && kinds[k].keys[i]; i++)
+		allowed[3 + i] = kinds[k].keys[i];
+	qplab__sc_only_keys(ctx, o, path, kinds[k].word, allowed);
+	if (qplab__sc_str(ctx, o, path, "name", false, &word)) {
+		if (!*word || strspn(word, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(word))
+			qplab__sc_err(ctx, st->line, "step names are a-z, 0-9, _ and -");
+		else if (qplab_plan_step(ctx->plan, word) >= 0)
+			qplab__sc_err(ctx, st->line, "step name \"%s\" is used twice", word);
+		else
+			qplab__sc_copy(ctx, st->line, st->name, sizeof(st->name), word, "step name");
+	}
+	if (qplab__sc_int(ctx, o, path, "deadline_ms", 1, 3600000, &v))
+		st->deadline_ms = (int)v;
+	parse_kind(ctx, o, path, st);
+}
+
+void qplab__sc_steps(struct sc_ctx *ctx, json_object *root)
+{
+	json_object *steps = qplab__sc_get(ctx, root, "", "steps", json_type_array, true);
+	struct qplab_plan *plan = ctx->plan;
+	char path[SC_PATH_MAX];
+	size_t n;
+
+	if (!steps)
+		return;
+	n = json_object_array_length(steps);
+	if (n == 0 || n > QPLAB_MAX_STEPS) {
+		qplab__sc_err(ctx, qplab__sc_line(ctx, "/steps"), "a scenario has 1..%d steps",
+			      QPLAB_MAX_STEPS);
+		return;
+	}
+	plan->steps = calloc(n, sizeof(*plan->steps));
+	if (!plan->steps)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(steps, i);
+		qplab__sc_join_index(path, sizeof(path), "/steps", i);
+		if (!json_object_is_type(o, json_type_object)) {
+			qplab__sc_err(ctx, qplab__sc_line(ctx, path), "a step is an object");
+			continue;
+		}
+		/* Counted before parsing so that later steps see its name. */
+		parse_step(ctx, o, path, &plan->steps[plan->nsteps++]);
+	}
+}
