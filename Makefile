@@ -62,7 +62,7 @@ SHARED_LIB := $(BUILD)/libqphs.so
 QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
-.PHONY: all unit compat check sanitize valgrind fuzz bench lab install uninstall clean deps-check help
+.PHONY: all unit compat vmtest check sanitize valgrind fuzz bench lab install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -72,6 +72,7 @@ help:
 	@echo "make check      the test command: unit tests, then the lab self-tests"
 	@echo "make lab        the scenario catalogue on the best backend"
 	@echo "make unit       Check unit tests only (no RDMA, no root)"
+	@echo "make vmtest     the tests that need rdma_rxe, in the lab VM (one boot per kernel)"
 	@echo "make compat     the message bodies against Mooncake's JSON library"
 	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
 	@echo "make valgrind   unit tests under valgrind"
@@ -130,6 +131,12 @@ unit: deps-check all $(BUILD)/tests/unit
 check: deps-check
 	$(MAKE) unit
 	$(MAKE) compat
+	$(MAKE) vmtest
+
+# The tests that need real rxe: one VM boot per lab kernel, the full set on
+# the newest, the smoke set on the others (tests/vm/run-selftests.sh).
+vmtest: deps-check all $(BUILD)/tests/rdma
+	QPLAB_BUILD=$(BUILD) tests/vm/run-selftests.sh $(VMTEST_ARGS)
 
 # The differential test of the message bodies against jsoncpp 1.9.5, the JSON
 # library Mooncake links (tests/compat/run.sh).
