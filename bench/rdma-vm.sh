@@ -21,8 +21,8 @@ timeout 600 "$build/bench/rdma_setup" "$@" | tee "$out"
 # run warms ARP and the rdma_cm modules; the second is the one reported.
 cm_run() { # connections
 	timeout 120 cmtime -b "$B" -c "$1" >/dev/null 2>&1 &
-	local srv=$! i
-	for i in $(seq 50); do ss -ltn 2>/dev/null | grep -q ":7471 " && break; sleep 0.1; done
+	local srv=$!
+	for _ in $(seq 50); do ss -ltn 2>/dev/null | grep -q ":7471 " && break; sleep 0.1; done
 	timeout 120 cmtime -s "$B" -b "$A" -c "$1"
 	wait "$srv" || true
 }

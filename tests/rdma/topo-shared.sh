@@ -52,7 +52,7 @@ up() {
 	ip route add $A dev qlrt-1 src $B table $TB
 	rdma link add qlrt-a type rxe netdev qlrt-0
 	rdma link add qlrt-b type rxe netdev qlrt-1
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		rdma link show qlrt-a/1 2>/dev/null | grep -q 'state ACTIVE' &&
 			rdma link show qlrt-b/1 2>/dev/null | grep -q 'state ACTIVE' && break
 		sleep 0.1

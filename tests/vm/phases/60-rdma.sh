@@ -1,4 +1,5 @@
 # sets: smoke full
+# shellcheck shell=bash disable=SC2154 # sourced by in-vm.sh after netns/lib.sh and tests/vm/lib.sh
 # The rdma Check suite (build/tests/rdma, lib/verbs..endpoint on real rxe):
 # one process, two lab hosts in shared mode (two devices, two daemons on
 # the two host addresses).  The full set on the default kernel, the
