@@ -17,6 +17,11 @@ int hs_encode_main(int argc, char **argv);
 int hs_decode_main(int argc, char **argv);
 int hs_send_main(int argc, char **argv);
 int hs_serve_main(int argc, char **argv);
+/* `qplab hs send`'s exit status for a lib/client error code (10 + k), and
+ * the table as --help prints it (harness/hs_exit.c). */
+int hs_exit_code(int err);
+void hs_exit_table_print(FILE *out);
+
 /* vm, doctor and topo are shell scripts under netns/: exec them. */
 int cmd_script(int argc, char **argv);
 

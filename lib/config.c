@@ -88,6 +88,10 @@ void qphs_config_init(struct qphs_config *cfg)
 		.strict_reset = false,
 		.reset_policy = QPHS_RESET_RECONSTRUCT,
 		.quirk_profile = "",
+		.rd_atomic_clamp = true,
+		.mtu_reread = true,
+		.connect_attempts = 5,
+		.worker_threads = 4,
 	};
 }
 

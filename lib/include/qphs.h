@@ -22,5 +22,6 @@
 #include "qphs/config.h"
 #include "qphs/daemon.h"
 #include "qphs/client.h"
+#include "qphs/rdma.h"
 
 #endif

@@ -56,6 +56,11 @@ struct qphs_config {
 	bool strict_reset;          /* always issue ->RESET, false */
 	enum qphs_reset_policy reset_policy; /* QPHS_RESET_RECONSTRUCT */
 	char quirk_profile[32];     /* "" = real driver; "e810", "erdma", ... */
+	/* API only, RDMA (lib/context, lib/endpoint). */
+	bool rd_atomic_clamp;       /* clamp rd_atomic to the device caps, true */
+	bool mtu_reread;            /* re-read active MTU at every connect, true */
+	int connect_attempts;       /* active tries after retirement, 5, 1..100 */
+	int worker_threads;         /* passive-setup workers per server, 4, 1..64 */
 };
 
 /* Fills cfg with the defaults above.  cfg: caller-owned, not NULL. */

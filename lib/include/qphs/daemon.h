@@ -96,10 +96,59 @@ struct qphs_daemon_stats {
 	uint64_t rejected_body;    /* well-formed JSON of the wrong shape */
 	uint64_t open_connections;
 	uint64_t live_bytes;       /* bytes allocated for connections now */
+	uint64_t refused_no_fd;    /* accepted and closed at once: the process
+				    * ran out of file descriptors (added) */
 };
 
 /* Any thread. */
 QPHS_EXPORT void qphs_daemon_stats(const struct qphs_daemon *d,
 				   struct qphs_daemon_stats *out);
+
+/* Fault injection (tests, `qplab hs serve --fault`, the lab's agent): the
+ * daemon misbehaves on purpose when it answers, so other implementations'
+ * clients can be tested.  The handler still sees every request; the fault
+ * transforms what goes back on the wire.  Each kind provokes one client
+ * error (docs/hs.md): the fault names are the error table's FAULT column. */
+enum qphs_fault_kind {
+	QPHS_FAULT_NONE = 0,
+	QPHS_FAULT_CLOSE,        /* close without a reply: ERR_PEER_CLOSED */
+	QPHS_FAULT_STALL,        /* never answer, hold the connection open
+				  * (until reply_timeout_ms): ERR_REPLY_TIMEOUT */
+	QPHS_FAULT_DELAY,        /* answer correctly after delay_ms */
+	QPHS_FAULT_TRUNCATE,     /* header and half the body, then close */
+	QPHS_FAULT_OVERSIZE,     /* a length above 128 MiB: ERR_FRAME_TOO_LONG */
+	QPHS_FAULT_ZERO_LENGTH,  /* length 0: ERR_FRAME_ZERO_LENGTH */
+	QPHS_FAULT_GARBAGE,      /* valid length, first payload byte 0x80-0xff,
+				  * then seeded random bytes: ERR_FRAME_BAD_TYPE */
+	QPHS_FAULT_EMPTY_BODY,   /* typed frame of length 1 */
+	QPHS_FAULT_NOT_JSON,     /* a body that is not JSON */
+	QPHS_FAULT_TRAILING,     /* the reply with bytes after the JSON value */
+	QPHS_FAULT_WRONG_TYPE,   /* the reply under another type byte */
+	QPHS_FAULT_OLD_PROTOCOL, /* the reply without a type byte */
+	QPHS_FAULT_REJECT,       /* not a wire fault: a handler's business (a
+				  * Connection reply whose reply_msg is text) */
+};
+
+struct qphs_fault {
+	enum qphs_fault_kind kind;
+	int delay_ms;      /* QPHS_FAULT_DELAY */
+	uint64_t seed;     /* QPHS_FAULT_GARBAGE's bytes */
+	unsigned types;    /* bit (1 << type) per request type the fault applies
+			    * to (bit 4: old protocol); 0 = every request */
+	char text[256];    /* QPHS_FAULT_REJECT: the reply_msg */
+};
+
+/* Parses a fault spec: "close", "stall", "delay:MS", "truncate", "oversize",
+ * "zero-length", "garbage", "empty-body", "not-json", "trailing",
+ * "wrong-type", "old-protocol", "reject:TEXT".  The names are the error
+ * table's FAULT names (qphs_errcode_by_name) plus delay.  Returns 0, or
+ * QPHS_ERR_INVALID_ARGUMENT with a message in err (caller's, may be NULL). */
+QPHS_EXPORT int qphs_fault_parse(const char *spec, struct qphs_fault *out,
+				 char *err, size_t errlen);
+
+/* Installs f (copied; NULL or QPHS_FAULT_NONE = behave).  Call before
+ * qphs_daemon_start. */
+QPHS_EXPORT int qphs_daemon_set_fault(struct qphs_daemon *d,
+				      const struct qphs_fault *f);
 
 #endif

@@ -1,0 +1,199 @@
+/*
+ * qphs/rdma.h — RDMA devices and endpoints (SPEC §4-§7).
+ *
+ * Three handles:
+ *
+ *   struct qphs_rdma      one server: its name (the part before '@' of every
+ *                         nic path), the devices it opened, a small pool of
+ *                         worker threads that run passive setups, and the
+ *                         handshake handlers it installs on a daemon.
+ *   struct qphs_context   one RDMA device of a qphs_rdma (port, LID, GID,
+ *                         PD, CQ).  Owned by its qphs_rdma; never freed alone.
+ *   struct qphs_endpoint  one peer of one context: N RC QPs.  Reference
+ *                         counted: every pointer handed out is a reference
+ *                         the caller gives back with qphs_endpoint_put.
+ *
+ * Threads.  Every call may be made from any thread except a daemon's loop
+ * thread (connect, wait and data checks block).  The handlers installed by
+ * qphs_rdma_attach never block the loop: each request is handed to a worker
+ * and answered later with qphs_request_reply.
+ *
+ * Teardown.  qphs_rdma_free stops the workers, then destroys every endpoint
+ * (QPs), context (MR, CQ, PD, device) in reverse order of creation; it
+ * continues past a step that fails, so nothing is leaked.  Detach the
+ * daemon first (stop or free it) so no handler runs during the free.
+ */
+#ifndef QPHS_RDMA_H
+#define QPHS_RDMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qphs/config.h"
+#include "qphs/daemon.h"
+#include "qphs/export.h"
+
+struct qphs_rdma;
+struct qphs_context;
+struct qphs_endpoint;
+
+/* Endpoint status: Mooncake's RdmaEndPoint::Status numbers. */
+enum qphs_ep_status {
+	QPHS_EP_INITIALIZING = 0,
+	QPHS_EP_UNCONNECTED = 1,
+	QPHS_EP_CONNECTING = 2,
+	QPHS_EP_WAIT_READY_ACK = 3, /* connected, may not post until the ACK */
+	QPHS_EP_CONNECTED = 4,      /* ready to send */
+	QPHS_EP_DESTROYING = 5,     /* retired: a connect builds a new one */
+	QPHS_EP_DESTROYED = 6,
+};
+QPHS_EXPORT const char *qphs_ep_status_name(int status);
+
+/* server: copied; the nic path server part, "host:port" (bracketed IPv6),
+ * normally a daemon's address.  cfg: copied.  *out: transferred
+ * (qphs_rdma_free).  Returns 0, QPHS_ERR_INVALID_ARGUMENT (bad config,
+ * unknown quirk profile; text in err, caller's buffer, may be NULL) or
+ * QPHS_ERR_MEMORY. */
+QPHS_EXPORT int qphs_rdma_new(const struct qphs_config *cfg, const char *server,
+			      struct qphs_rdma **out, char *err, size_t errlen);
+QPHS_EXPORT void qphs_rdma_free(struct qphs_rdma *r);
+
+/* Opens device (copied name) at cfg->ib_port.  *out is borrowed: owned by r,
+ * valid until qphs_rdma_free.  Errors: QPHS_ERR_DEVICE_NOT_FOUND,
+ * QPHS_ERR_PORT_NOT_ACTIVE (the text names device, port and state),
+ * QPHS_ERR_GID_NULL / QPHS_ERR_NO_SUITABLE_GID (Mooncake's texts),
+ * QPHS_ERR_CONTEXT.  The text is on r (qphs_rdma_errstr). */
+QPHS_EXPORT int qphs_rdma_open_device(struct qphs_rdma *r, const char *device,
+				      struct qphs_context **out);
+
+/* Installs the Connection and Metadata handlers on d (before
+ * qphs_daemon_start).  d is borrowed and must be stopped before r is freed. */
+QPHS_EXPORT int qphs_rdma_attach(struct qphs_rdma *r, struct qphs_daemon *d);
+
+/* Last error text of r (borrowed; valid until the next call on r). */
+QPHS_EXPORT const char *qphs_rdma_errstr(const struct qphs_rdma *r);
+
+/* Lab hooks: make this context lie on the wire, for failure scenarios.
+ * Zero / NULL fields are off. */
+struct qphs_rdma_hooks {
+	const char *advertise_gid;     /* sent as local_gid (copied) */
+	uint32_t advertise_qpn;        /* every qp_num sent replaced by it */
+	int advertise_qp_count;        /* qp_num sent with this many entries */
+	const char *advertise_server;  /* server part of the nic path we send */
+	int passive_rtr_delay_ms;      /* passive side sleeps before RTR (worker) */
+};
+/* hooks: copied (strings too).  NULL clears all. */
+QPHS_EXPORT int qphs_context_set_hooks(struct qphs_context *ctx,
+				       const struct qphs_rdma_hooks *hooks);
+
+struct qphs_context_info {
+	char device[64];
+	char nic_path[300];
+	int port;
+	char port_state[16];     /* "ACTIVE", "DOWN", ... */
+	uint16_t lid;
+	int active_mtu;          /* bytes, read now */
+	int gid_index;
+	char gid[48];
+	char gid_reason[256];    /* why this index: the rank and what was skipped */
+	int max_qp;
+	int max_qp_rd_atom;
+	int max_qp_init_rd_atom;
+	int max_res_rd_atom;
+	char quirk_profile[32];
+	int failed;              /* 1 after a device-fatal or port-error event */
+	char last_event[64];     /* name of the last async event, or "" */
+};
+QPHS_EXPORT int qphs_context_info(struct qphs_context *ctx, struct qphs_context_info *out);
+/* Borrowed, stable until qphs_rdma_free. */
+QPHS_EXPORT const char *qphs_context_nic_path(const struct qphs_context *ctx);
+
+/* Active setup towards peer_nic_path (borrowed): creates or reuses the
+ * endpoint, runs the handshake (SPEC §4) and brings every QP to RTS.
+ * Simultaneous open is resolved here: a connect that finds its endpoint
+ * retired retries after a randomised backoff, up to cfg->connect_attempts.
+ * *out receives a reference (qphs_endpoint_put) on success, and also on
+ * failure when an endpoint was involved, so the caller can read its error
+ * text; otherwise NULL.  Returns 0 or a code: QPHS_ERR_REJECT_HANDSHAKE (the
+ * peer's reply_msg is the endpoint's error text), QPHS_ERR_MODIFY_QP,
+ * QPHS_ERR_NIC_PATH_MISMATCH, QPHS_ERR_QP_COUNT_MISMATCH, QPHS_ERR_BAD_GID,
+ * QPHS_ERR_BAD_NIC_PATH, QPHS_ERR_ENDPOINT, transport codes (client.h). */
+QPHS_EXPORT int qphs_connect(struct qphs_context *ctx, const char *peer_nic_path,
+			     struct qphs_endpoint **out);
+
+/* The endpoint for peer_nic_path (borrowed) if one exists (e.g. made by a
+ * passive setup): a new reference, or NULL. */
+QPHS_EXPORT struct qphs_endpoint *qphs_context_endpoint(struct qphs_context *ctx,
+							const char *peer_nic_path);
+
+/* Waits (polling, bounded) until ep is CONNECTED.  Returns 0,
+ * QPHS_ERR_RETIRED when it was retired or QPHS_ERR_ENDPOINT on timeout. */
+QPHS_EXPORT int qphs_endpoint_wait_ready(struct qphs_endpoint *ep, int timeout_ms);
+
+/* Disconnects ep per cfg->reset_policy: `reconstruct` destroys and recreates
+ * the QPs, `reuse` moves them to RESET.  Ends UNCONNECTED. */
+QPHS_EXPORT int qphs_endpoint_disconnect(struct qphs_endpoint *ep);
+
+/* Retires ep (Mooncake's deleteEndpoint): it leaves the context's store,
+ * its QPs go to ERR and are destroyed when the last reference is put; the
+ * next connect to the same peer builds a new endpoint.  The peer is not
+ * told.  The caller still holds its reference and must put it. */
+QPHS_EXPORT int qphs_endpoint_close(struct qphs_endpoint *ep);
+
+/* Gives a reference back.  NULL is fine. */
+QPHS_EXPORT void qphs_endpoint_put(struct qphs_endpoint *ep);
+
+#define QPHS_EP_MAX_QPS 255
+enum { QPHS_TR_RESET, QPHS_TR_INIT, QPHS_TR_RTR, QPHS_TR_RTS, QPHS_TR_COUNT };
+
+struct qphs_endpoint_info {
+	int status;                       /* enum qphs_ep_status */
+	char peer_nic_path[300];
+	int qp_count;
+	uint32_t qpn[QPHS_EP_MAX_QPS];
+	uint32_t peer_qpn[QPHS_EP_MAX_QPS];   /* 0 until connected */
+	int qp_state[QPHS_EP_MAX_QPS];        /* ibv_query_qp now; -1 = failed */
+	int path_mtu;                     /* bytes used at RTR, 0 before */
+	int gid_index;
+	int rd_atomic;                    /* max_dest_rd_atomic used at RTR */
+	int last_error;                   /* code, 0 = none */
+	char last_error_text[640];
+	char reply_msg_sent[512];         /* last non-empty reply_msg we sent */
+	char reply_msg_received[512];     /* last non-empty reply_msg we got */
+	uint64_t transitions_ok[QPHS_TR_COUNT];
+	uint64_t transitions_failed[QPHS_TR_COUNT];
+	uint64_t reset_skipped;           /* ->RESET not sent: already RESET */
+	uint64_t connect_attempts;        /* active attempts incl. retries */
+	uint64_t retired_retries;         /* attempts that met a retired ep */
+	int peer_ready_ack;               /* the peer spoke ready_ack */
+	/* Last active setup, in ms: the Connection round trip (includes the
+	 * peer's whole passive setup), our own transitions, the ACK round trip. */
+	double rpc_ms, setup_ms, ack_ms;
+	double passive_setup_ms;          /* last passive setup's transitions */
+};
+/* Fills out (caller's).  Reads every QP's state with ibv_query_qp. */
+QPHS_EXPORT int qphs_endpoint_info(struct qphs_endpoint *ep,
+				   struct qphs_endpoint_info *out);
+/* Borrowed; valid while the reference is held and no other call runs on ep. */
+QPHS_EXPORT const char *qphs_endpoint_errstr(struct qphs_endpoint *ep);
+
+/* Data-path check: fetches the peer's check region (Metadata request),
+ * RDMA WRITEs `bytes` of a per-run random pattern into it, RDMA READs them
+ * back into a zeroed buffer and compares; the peer checksums its own copy
+ * independently (a second Metadata request).  Every wait has timeout_ms.
+ * res: caller's, filled in every case. */
+struct qphs_data_result {
+	int ok;                 /* 1 when everything matched */
+	char write_status[40];  /* "IBV_WC_SUCCESS", ... or "no completion" */
+	char read_status[40];
+	double write_ms, read_ms, total_ms;
+	uint32_t local_crc, peer_crc;
+	char text[256];         /* what went wrong, in words */
+};
+QPHS_EXPORT int qphs_endpoint_check_data(struct qphs_endpoint *ep, size_t bytes,
+					 int timeout_ms, struct qphs_data_result *res);
+
+/* Bytes of the per-context check region (the largest check). */
+#define QPHS_CHECK_REGION_BYTES (1u << 20)
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * doSetupConnection (SPEC §5): for each QP i paired with the peer's QP i,
+ * RESET -> INIT -> RTR -> RTS.  The path MTU, the GID index and the
+ * rd_atomic values are chosen here, once per setup, and recorded on the
+ * endpoint for introspection.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "qphs/error.h"
+#include "rdma_int.h"
+
+static const char *const step_text[QPHS_TR_COUNT] = {
+	"Failed to modify QP to RESET",
+	"Failed to modify QP to INIT, check local context port num",
+	"Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num",
+	"Failed to modify QP to RTS",
+};
+
+/* path_mtu = min(active MTU (read now, or at open when mtu_reread is off),
+ * MC_MTU, the peer's qphs_path_mtu when negotiating). */
+static int choose_mtu(struct qphs_context *ctx, int peer_mtu)
+{
+	int active = ctx->active_mtu_at_open, mtu = ctx->cfg->mtu;
+
+	if (ctx->cfg->mtu_reread)
+		qphs__context_active_mtu(ctx, &active, NULL);
+	if (active && active < mtu)
+		mtu = active;
+	if (ctx->cfg->mtu_negotiation && peer_mtu > 0 && peer_mtu < mtu)
+		mtu = peer_mtu;
+	return mtu;
+}
+
+/* Mooncake asks 16 responder and initiator resources.  With clamping on,
+ * ask no more than the device reports, and no more than what is left of
+ * its device-wide responder budget (max_res_rd_atom) for our QPs. */
+static void choose_rd_atomic(struct qphs_endpoint *ep, int *resp, int *init)
+{
+	struct qphs_context *ctx = ep->ctx;
+	const struct ibv_device_attr *a = &ctx->dev_attr;
+	int r = 16, i = 16;
+
+	pthread_mutex_lock(&ctx->ep_lock);
+	if (ctx->cfg->rd_atomic_clamp) {
+		if (a->max_qp_rd_atom > 0 && r > a->max_qp_rd_atom)
+			r = a->max_qp_rd_atom;
+		if (a->max_qp_init_rd_atom > 0 && i > a->max_qp_init_rd_atom)
+			i = a->max_qp_init_rd_atom;
+		if (a->max_res_rd_atom > 0) {
+			int left = (a->max_res_rd_atom - ctx->rd_atom_used) / ep->nqp;
+
+			if (r > left)
+				r = left > 0 ? left : 0;
+		}
+	}
+	ctx->rd_atom_used += r * ep->nqp;
+	ep->rd_atom_taken += r * ep->nqp;
+	pthread_mutex_unlock(&ctx->ep_lock);
+	*resp = r;
+	*init = i;
+}
+
+static void fail_step(struct qphs_endpoint *ep, int step, int err, int qi,
+		      const struct qphs__rtr_params *p, int init_rd)
+{
+	char text[QPHS__TEXT_LEN];
+
+	snprintf(text, sizeof(text), "%s: %s", step_text[step], strerror(err));
+	qphs__diag(ep->ctx, step, &ep->qp[qi], p, init_rd, text, sizeof(text));
+	ep->tr_failed[step]++;
+	qphs__ep_set_err(ep, QPHS_ERR_MODIFY_QP, "%s", text);
+	QPHS_ERR("[Handshake] %s (QP %d of %d, qpn %u, peer %s)", text, qi + 1, ep->nqp,
+		 ep->qp[qi].qp ? ep->qp[qi].qp->qp_num : 0, ep->peer_path);
+}
+
+static int setup_one(struct qphs_endpoint *ep, int qi, struct qphs__rtr_params *p, int init_rd)
+{
+	struct qphs_context *ctx = ep->ctx;
+	struct qphs__qp *qp = &ep->qp[qi];
+	int skipped, rc;
+
+	if ((rc = qphs__qp_to_reset(ctx, qp, ctx->cfg->strict_reset, &skipped))) {
+		fail_step(ep, QPHS_TR_RESET, rc, qi, NULL, init_rd);
+		return rc;
+	}
+	if (skipped)
+		ep->reset_skipped++;
+	else
+		ep->tr_ok[QPHS_TR_RESET]++;
+	if ((rc = qphs__qp_to_init(ctx, qp))) {
+		fail_step(ep, QPHS_TR_INIT, rc, qi, NULL, init_rd);
+		return rc;
+	}
+	ep->tr_ok[QPHS_TR_INIT]++;
+	if ((rc = qphs__qp_to_rtr(ctx, qp, p))) {
+		fail_step(ep, QPHS_TR_RTR, rc, qi, p, init_rd);
+		return rc;
+	}
+	ep->tr_ok[QPHS_TR_RTR]++;
+	if ((rc = qphs__qp_to_rts(ctx, qp, init_rd))) {
+		fail_step(ep, QPHS_TR_RTS, rc, qi, p, init_rd);
+		return rc;
+	}
+	ep->tr_ok[QPHS_TR_RTS]++;
+	return 0;
+}
+
+int qphs__ep_setup_locked(struct qphs_endpoint *ep, const uint8_t peer_gid[16],
+			  uint16_t peer_lid, const uint32_t *peer_qpn, int peer_mtu)
+{
+	struct qphs_context *ctx = ep->ctx;
+	struct qphs__rtr_params p = {.dlid = peer_lid, .sgid_index = ctx->gid_index};
+	int init_rd, mtu = choose_mtu(ctx, peer_mtu);
+
+	memcpy(p.dgid.raw, peer_gid, 16);
+	p.path_mtu = qphs__verbs_mtu_enum(mtu);
+	choose_rd_atomic(ep, &p.rd_atomic, &init_rd);
+	ep->path_mtu = mtu;
+	ep->rd_atomic = p.rd_atomic;
+	for (int i = 0; i < ep->nqp; i++) {
+		p.dest_qpn = peer_qpn[i];
+		if (setup_one(ep, i, &p, init_rd))
+			return QPHS_ERR_MODIFY_QP;
+	}
+	memcpy(ep->peer_qpn, peer_qpn, (size_t)ep->nqp * sizeof(*peer_qpn));
+	ep->has_connected = 1;
+	return 0;
+}

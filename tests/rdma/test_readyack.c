@@ -1,0 +1,117 @@
+/* The ready-ACK exchange with peers that do not speak it, and MTU
+ * negotiation with qphs_path_mtu (SPEC §4, §7). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmatest.h"
+
+/* Peers that do not speak ready_ack (Mooncake before 2026-07): either side
+ * with it off still ends CONNECTED on both sides. */
+static void old_peer(int a_ack, int b_ack)
+{
+	struct lab_host a, b;
+	struct qphs_config ca, cb;
+	struct qphs_endpoint *ea, *eb;
+	struct qphs_endpoint_info ia, ib;
+
+	lab_config(&ca);
+	lab_config(&cb);
+	ca.ready_ack = a_ack;
+	cb.ready_ack = b_ack;
+	lab_up(&a, 0, &ca);
+	lab_up(&b, 1, &cb);
+	lab_connect_ok(&a, &b, 2, &ea, &eb);
+	qphs_endpoint_info(ea, &ia);
+	qphs_endpoint_info(eb, &ib);
+	ck_assert_int_eq(ia.status, QPHS_EP_CONNECTED);
+	ck_assert_int_eq(ib.status, QPHS_EP_CONNECTED);
+	ck_assert_int_eq(ia.peer_ready_ack, b_ack && a_ack);
+	qphs_endpoint_put(ea);
+	qphs_endpoint_put(eb);
+	lab_down(&a);
+	lab_down(&b);
+}
+
+START_TEST(ready_ack_with_old_active_peer)
+{
+	old_peer(0, 1);
+}
+END_TEST
+
+START_TEST(ready_ack_with_old_passive_peer)
+{
+	old_peer(1, 0);
+}
+END_TEST
+
+/* MTU negotiation: a at 4096, b at 1024: both use 1024; off, a uses 4096. */
+static void mtu_pair(int negotiate, int want_a)
+{
+	const char *nd = getenv("QPLAB_RDMA_NETDEVS");
+	char na[32], nb[32];
+	struct lab_host a, b;
+	struct qphs_config cfg;
+	struct qphs_endpoint *ea, *eb;
+	struct qphs_endpoint_info ia, ib;
+
+	ck_assert_ptr_nonnull(nd);
+	sscanf(nd, "%31[^,],%31s", na, nb);
+	lab_config(&cfg);
+	cfg.mtu_negotiation = negotiate;
+	lab_set_mtu(na, 9000);
+	lab_up(&a, 0, &cfg);
+	lab_up(&b, 1, &cfg);
+	lab_connect_ok(&a, &b, 2, &ea, &eb);
+	qphs_endpoint_info(ea, &ia);
+	qphs_endpoint_info(eb, &ib);
+	printf("# negotiation %s: a path_mtu %d, b path_mtu %d\n", negotiate ? "on" : "off",
+	       ia.path_mtu, ib.path_mtu);
+	ck_assert_int_eq(ia.path_mtu, want_a);
+	ck_assert_int_eq(ib.path_mtu, 1024);
+	qphs_endpoint_put(ea);
+	qphs_endpoint_put(eb);
+	lab_down(&a);
+	lab_down(&b);
+	lab_set_mtu(na, 1500);
+}
+
+START_TEST(mtu_negotiation_uses_the_smaller)
+{
+	mtu_pair(1, 1024);
+	mtu_pair(0, 4096);
+}
+END_TEST
+
+/* A peer that sends no local_gid (Mooncake before 2026-05): b fetches a's
+ * segment descriptor with a Metadata request, from a worker thread, and
+ * takes the GID of the device named in a's nic path. */
+START_TEST(peer_without_local_gid_found_by_metadata)
+{
+	struct lab_host a, b;
+	struct qphs_endpoint *ea, *eb;
+	struct qphs_rdma_hooks h = {.advertise_gid = ""};
+	struct qphs_data_result res;
+
+	lab_up(&a, 0, NULL);
+	lab_up(&b, 1, NULL);
+	qphs_context_set_hooks(a.ctx, &h);
+	lab_connect_ok(&a, &b, 2, &ea, &eb);
+	ck_assert_int_eq(qphs_endpoint_check_data(eb, 4096, rdma_ms(3000), &res), 0);
+	qphs_endpoint_put(ea);
+	qphs_endpoint_put(eb);
+	lab_down(&a);
+	lab_down(&b);
+}
+END_TEST
+
+Suite *suite_readyack(void)
+{
+	Suite *s = suite_create("readyack");
+
+	tcase_add_test(unit_tcase(s, "old_active", 30), ready_ack_with_old_active_peer);
+	tcase_add_test(unit_tcase(s, "old_passive", 30), ready_ack_with_old_passive_peer);
+	tcase_add_test(unit_tcase(s, "mtu", 30), mtu_negotiation_uses_the_smaller);
+	tcase_add_test(unit_tcase(s, "no_local_gid", 30), peer_without_local_gid_found_by_metadata);
+	return s;
+}

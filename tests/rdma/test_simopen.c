@@ -1,0 +1,106 @@
+/* Simultaneous open (SPEC §4): a and b connect to each other at the same
+ * moment, round after round.  Every round must end with exactly one QP set
+ * per side, all RTS, each side's peer QPNs equal to the other's QPNs, and
+ * (checked every 10th round) data flowing; no QP of this process leaks. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmatest.h"
+
+struct side {
+	struct lab_host *me, *peer;
+	pthread_barrier_t *bar;
+	int rc;
+	struct qphs_endpoint *ep;
+};
+
+static void *connector(void *arg)
+{
+	struct side *s = arg;
+
+	pthread_barrier_wait(s->bar);
+	s->rc = qphs_connect(s->me->ctx, s->peer->path, &s->ep);
+	return NULL;
+}
+
+static void one_round(struct lab_host *a, struct lab_host *b, int round, int check,
+		      uint64_t *retries)
+{
+	pthread_barrier_t bar;
+	struct side sa = {.me = a, .peer = b, .bar = &bar}, sb = {.me = b, .peer = a, .bar = &bar};
+	pthread_t ta, tb;
+	struct qphs_endpoint *ea, *eb;
+	struct qphs_endpoint_info ia, ib;
+
+	pthread_barrier_init(&bar, NULL, 2);
+	pthread_create(&ta, NULL, connector, &sa);
+	pthread_create(&tb, NULL, connector, &sb);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	pthread_barrier_destroy(&bar);
+	ck_assert_msg(sa.rc == 0 && sb.rc == 0, "round %d: a %s (%s), b %s (%s)", round,
+		      qphs_errname(sa.rc), sa.ep ? qphs_endpoint_errstr(sa.ep) : "",
+		      qphs_errname(sb.rc), sb.ep ? qphs_endpoint_errstr(sb.ep) : "");
+	qphs_endpoint_put(sa.ep);
+	qphs_endpoint_put(sb.ep);
+	ea = qphs_context_endpoint(a->ctx, b->path);
+	eb = qphs_context_endpoint(b->ctx, a->path);
+	ck_assert(ea && eb);
+	ck_assert_int_eq(qphs_endpoint_wait_ready(ea, rdma_ms(3000)), 0);
+	ck_assert_int_eq(qphs_endpoint_wait_ready(eb, rdma_ms(3000)), 0);
+	qphs_endpoint_info(ea, &ia);
+	qphs_endpoint_info(eb, &ib);
+	*retries += ia.retired_retries + ib.retired_retries;
+	for (int i = 0; i < ia.qp_count; i++) {
+		ck_assert_int_eq(ia.qp_state[i], 3);
+		ck_assert_int_eq(ib.qp_state[i], 3);
+		ck_assert_uint_eq(ia.peer_qpn[i], ib.qpn[i]);
+		ck_assert_uint_eq(ib.peer_qpn[i], ia.qpn[i]);
+	}
+	if (check) {
+		struct qphs_data_result res;
+		int rc = qphs_endpoint_check_data(ea, 4096, rdma_ms(3000), &res);
+		ck_assert_msg(rc == 0, "round %d data a->b: %s", round, res.text);
+		rc = qphs_endpoint_check_data(eb, 4096, rdma_ms(3000), &res);
+		ck_assert_msg(rc == 0, "round %d data b->a: %s", round, res.text);
+		ck_assert_int_eq(lab_count_qps(a->dev), ia.qp_count);
+		ck_assert_int_eq(lab_count_qps(b->dev), ib.qp_count);
+	}
+	/* Ready for the next round: both sides back to UNCONNECTED. */
+	ck_assert_int_eq(qphs_endpoint_disconnect(ea), 0);
+	ck_assert_int_eq(qphs_endpoint_disconnect(eb), 0);
+	qphs_endpoint_put(ea);
+	qphs_endpoint_put(eb);
+}
+
+START_TEST(simopen_rounds_converge_to_one_qp_set)
+{
+	const char *env = getenv("QPLAB_RDMA_SIMOPEN_ROUNDS");
+	int rounds = env ? atoi(env) : rdma_smoke() ? 3 : 50;
+	struct lab_host a, b;
+	uint64_t retries = 0;
+
+	lab_up(&a, 0, NULL);
+	lab_up(&b, 1, NULL);
+	for (int r = 0; r < rounds; r++)
+		one_round(&a, &b, r, r % 10 == 0 || r == rounds - 1, &retries);
+	ck_assert_int_eq(lab_count_qps(a.dev), 2);
+	ck_assert_int_eq(lab_count_qps(b.dev), 2);
+	printf("# simultaneous open: %d rounds converged, %llu retries after retirement\n",
+	       rounds, (unsigned long long)retries);
+	lab_down(&a);
+	lab_down(&b);
+	ck_assert_int_eq(lab_count_qps(a.dev), 0);
+	ck_assert_int_eq(lab_count_qps(b.dev), 0);
+}
+END_TEST
+
+Suite *suite_simopen(void)
+{
+	Suite *s = suite_create("simopen");
+
+	tcase_add_test(rdma_smoke_tcase(s, "rounds", 60), simopen_rounds_converge_to_one_qp_set);
+	return s;
+}
