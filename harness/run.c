@@ -122,6 +122,10 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 		if (out.have_facts)
 			qplab_scenario_facts_free(&out.facts);
 	}
+	if (run_ctx_finish(&c) > 0) {
+		printf("# the lab's topology was not removed completely (netns/topo down --all)\n");
+		tap.counts[QPLAB_ERROR]++;
+	}
 	if (qplab_run_interrupted)
 		printf("# interrupted (signal %d): torn down, %d of %zu scenarios ran\n",
 		       (int)qplab_run_interrupted, tap.done, cat->n);

@@ -74,6 +74,13 @@ void run_topo_free(struct run_topo *t);
 /* QPs on the host's rxe device (rdma resource show qp), or -1. */
 int run_count_qps(const char *rxe);
 
+/* Spawns the agent of host h (plan host index hi) without waiting;
+ * run_agent_ready then reads its `ready` line. */
+int run_agent_spawn(struct run_agent *ag, const struct qplab_plan *p, int hi,
+		    const struct run_host *h, char *err, size_t errlen);
+int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t errlen);
+/* Asks an agent to exit without waiting (run_agent_stop reaps it). */
+void run_agent_ask_exit(struct run_agent *ag);
 /* Starts the agent of host h (plan host index hi) inside its topology
  * host and waits for `ready` until the deadline.  Returns 0 or -1 (err). */
 int run_agent_start(struct run_agent *ag, const struct qplab_plan *p, int hi,
@@ -98,10 +105,15 @@ struct run_ctx {
 	const char *const *caps;
 	int seq;                   /* topology ID counter */
 	bool keep;
-	struct run_topo *live_topo;         /* for the signal path */
-	struct run_agent *live_agents;
-	size_t live_nagents;
+	/* The topology is kept for the next scenario when that one asks for
+	 * the same `topo up` words and this one changed nothing in it (no
+	 * topology step, no error): topo up/down cost seconds under TCG. */
+	struct run_topo topo;
+	char sig[1024];
 };
+
+/* Tears the kept topology down; returns what is left of it (objects). */
+int run_ctx_finish(struct run_ctx *c);
 
 struct run_outcome {
 	int status;                /* enum qplab_status */

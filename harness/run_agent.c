@@ -141,20 +141,18 @@ static char *read_line(struct run_agent *ag, double deadline, char *err, size_t 
 	}
 }
 
-int run_agent_start(struct run_agent *ag, const struct qplab_plan *p, int hi,
-		    const struct run_host *h, int deadline_ms, char *err, size_t errlen)
+int run_agent_spawn(struct run_agent *ag, const struct qplab_plan *p, int hi,
+		    const struct run_host *h, char *err, size_t errlen)
 {
-	const char *argv[64];
-	char *bufs[8] = {0}, exe[PATH_MAX], log[PATH_MAX + 64], *line;
-	struct qplab_agent_msg m;
+	const char *argv[64], *dir = getenv("QPLAB_RUN_LOGDIR");
+	char *bufs[8] = {0}, exe[PATH_MAX], log[PATH_MAX + 64];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	int rc = -1;
 
 	exe[n > 0 ? n : 0] = '\0';
 	snprintf(ag->name, sizeof(ag->name), "%s", p->hosts[hi].name);
 	ag->len = 0;
 	build_argv(argv, bufs, p, hi, h, exe);
-	snprintf(log, sizeof(log), "%s/agent-%s.log", getenv("QPLAB_RUN_LOGDIR") ? getenv("QPLAB_RUN_LOGDIR") : "/tmp", ag->name);
+	snprintf(log, sizeof(log), "%s/agent-%s.log", dir ? dir : "/tmp", ag->name);
 	ag->pid = spawn(argv, &ag->to_fd, &ag->from_fd, log);
 	free(bufs[0]);
 	free(bufs[1]);
@@ -163,7 +161,15 @@ int run_agent_start(struct run_agent *ag, const struct qplab_plan *p, int hi,
 		snprintf(err, errlen, "agent %s: fork: %s", ag->name, strerror(errno));
 		return -1;
 	}
-	line = read_line(ag, run_now_ms() + deadline_ms, err, errlen);
+	return 0;
+}
+
+int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t errlen)
+{
+	struct qplab_agent_msg m;
+	char *line = read_line(ag, deadline, err, errlen);
+	int rc = -1;
+
 	if (!line)
 		return -1;
 	if (qplab_agent_parse_line(line, strlen(line), &m, err, errlen) == 0) {
@@ -182,6 +188,14 @@ int run_agent_start(struct run_agent *ag, const struct qplab_plan *p, int hi,
 	}
 	free(line);
 	return rc;
+}
+
+int run_agent_start(struct run_agent *ag, const struct qplab_plan *p, int hi,
+		    const struct run_host *h, int deadline_ms, char *err, size_t errlen)
+{
+	if (run_agent_spawn(ag, p, hi, h, err, errlen))
+		return -1;
+	return run_agent_ready(ag, run_now_ms() + deadline_ms, err, errlen);
 }
 
 int run_agent_send(struct run_agent *ag, char *line)
@@ -263,22 +277,31 @@ void run_agent_kill(struct run_agent *ag)
 		reap(ag->pid, run_now_ms() + 2000);
 	}
 	if (ag->pid > 0) {
-		close(ag->to_fd);
+		if (ag->to_fd >= 0)
+			close(ag->to_fd);
 		close(ag->from_fd);
 	}
+	ag->to_fd = -1;
 	ag->pid = 0;
 	free(ag->buf);
 	ag->buf = NULL;
 	ag->len = 0;
 }
 
-void run_agent_stop(struct run_agent *ag, int deadline_ms)
+void run_agent_ask_exit(struct run_agent *ag)
 {
-	if (ag->pid <= 0)
+	if (ag->pid <= 0 || ag->to_fd < 0)
 		return;
 	run_agent_send(ag, qplab_agent_req_exit(ag->next_id++));
 	close(ag->to_fd);
 	ag->to_fd = -1;
+}
+
+void run_agent_stop(struct run_agent *ag, int deadline_ms)
+{
+	if (ag->pid <= 0)
+		return;
+	run_agent_ask_exit(ag);
 	if (!reap(ag->pid, run_now_ms() + deadline_ms)) {
 		kill(ag->pid, SIGTERM);
 		if (!reap(ag->pid, run_now_ms() + 1000))
