@@ -139,8 +139,6 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	return qplab_run_interrupted ? QPLAB_EXIT_FAIL : rc;
 }
 
-int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o);
-
 int cmd_run(int argc, char **argv)
 {
 	struct qplab_run_opts o;
@@ -171,7 +169,7 @@ int cmd_run(int argc, char **argv)
 	catch_signals();
 	if (o.backend == QPLAB_BACKEND_VM ||
 	    (o.backend == QPLAB_BACKEND_AUTO && !getenv("QPLAB_IN_VM") && access("/sys/module/rdma_rxe", F_OK)))
-		rc = run_in_vm(argc, argv, &o);
+		rc = run_in_vm(argc, argv, &o, cat.n);
 	else
 		rc = run_here(&o, &cat);
 	qplab_catalogue_free(&cat);

@@ -112,6 +112,11 @@ struct run_ctx {
 	char sig[1024];
 };
 
+/* The vm backend (run_vm.c): the same run inside `netns/vm`, once per
+ * kernel; TAP relayed under one plan, results merged into o->out. */
+struct qplab_run_opts;
+int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o, size_t nscenarios);
+
 /* Tears the kept topology down; returns what is left of it (objects). */
 int run_ctx_finish(struct run_ctx *c);
 
