@@ -125,7 +125,7 @@ static json_object *op_connect(struct agent *a, json_object *id, json_object *re
 
 static const char *wc_word(const char *s)
 {
-	return !strcmp(s, "no completion") || !s[0] ? "none" : s;
+	return !strcmp(s, "no completion") || !strcmp(s, "not posted") || !s[0] ? "none" : s;
 }
 
 static json_object *op_datapath(struct agent *a, json_object *id, json_object *req)
@@ -149,7 +149,8 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 		snprintf(res.text, sizeof(res.text), "no endpoint for %s", peer);
 	} else {
 		rc = qphs_endpoint_check_data(ep, (size_t)bytes, deadline, &res);
-		word = res.ok ? "ok" : "failed";
+		/* Nothing posted (endpoint not connected) is "not_run", not a failure. */
+		word = res.ok ? "ok" : strcmp(res.write_status, "not posted") ? "failed" : "not_run";
 		wc = strcmp(res.write_status, "IBV_WC_SUCCESS") ? wc_word(res.write_status)
 		     : strcmp(res.read_status, "IBV_WC_SUCCESS") ? wc_word(res.read_status)
 								 : "IBV_WC_SUCCESS";

@@ -54,6 +54,22 @@ static int probe_caps(const char *caps[8], char *mode, size_t modelen)
 	return mode[0] && strcmp(mode, "none") ? 0 : -1;
 }
 
+/* auto outside the VM: this machine runs the lab itself only in netns
+ * mode (shared mode rewrites the routing rules, so it is the VM's, or an
+ * explicit --backend shared); everything else goes to the vm backend. */
+static bool host_has_netns(void)
+{
+	const char *caps[8];
+	char mode[16];
+
+	if (getenv("QPLAB_IN_VM"))
+		return true;
+	if (access("/sys/module/rdma_rxe", F_OK) && access("/sys/module/ib_core", F_OK) &&
+	    geteuid() != 0)
+		return false;
+	return probe_caps(caps, mode, sizeof(mode)) == 0 && !strcmp(mode, "netns");
+}
+
 static json_object *scenario_result(const struct qplab_plan *p, struct run_outcome *o,
 				    const struct qplab_runinfo *ri)
 {
@@ -167,8 +183,7 @@ int cmd_run(int argc, char **argv)
 		return QPLAB_EXIT_USAGE;
 	}
 	catch_signals();
-	if (o.backend == QPLAB_BACKEND_VM ||
-	    (o.backend == QPLAB_BACKEND_AUTO && !getenv("QPLAB_IN_VM") && access("/sys/module/rdma_rxe", F_OK)))
+	if (o.backend == QPLAB_BACKEND_VM || (o.backend == QPLAB_BACKEND_AUTO && !host_has_netns()))
 		rc = run_in_vm(argc, argv, &o, cat.n);
 	else
 		rc = run_here(&o, &cat);

@@ -153,6 +153,12 @@ int run_agent_spawn(struct run_agent *ag, const struct qplab_plan *p, int hi,
 	ag->len = 0;
 	build_argv(argv, bufs, p, hi, h, exe);
 	snprintf(log, sizeof(log), "%s/agent-%s.log", dir ? dir : "/tmp", ag->name);
+	if (getenv("QPLAB_RUN_TRACE")) {
+		fprintf(stderr, "qplab run: agent %s:", ag->name);
+		for (int i = 0; argv[i]; i++)
+			fprintf(stderr, " %s", argv[i]);
+		fputc('\n', stderr);
+	}
 	ag->pid = spawn(argv, &ag->to_fd, &ag->from_fd, log);
 	free(bufs[0]);
 	free(bufs[1]);
