@@ -35,7 +35,7 @@ double run_mult(void)
 }
 
 /* argv: exec prefix, env MC_*=..., qplab agent ... */
-static void build_argv(const char *argv[64], char *bufs[8], const struct qplab_plan *p, int hi,
+static void build_argv(const char *argv[64], char *bufs[48], const struct qplab_plan *p, int hi,
 		       const struct run_host *h, const char *exe)
 {
 	const struct qplab_host *ph = &p->hosts[hi];
@@ -49,7 +49,8 @@ static void build_argv(const char *argv[64], char *bufs[8], const struct qplab_p
 		char *kv = malloc(strlen(ph->env[i].name) + strlen(ph->env[i].value) + 2);
 
 		sprintf(kv, "%s=%s", ph->env[i].name, ph->env[i].value);
-		argv[n++] = kv; /* freed with the child's exec; leaked in the parent only on exec */
+		bufs[2 + i] = kv;
+		argv[n++] = kv;
 	}
 	argv[n++] = exe;
 	argv[n++] = "agent";
@@ -145,7 +146,7 @@ int run_agent_spawn(struct run_agent *ag, const struct qplab_plan *p, int hi,
 		    const struct run_host *h, char *err, size_t errlen)
 {
 	const char *argv[64], *dir = getenv("QPLAB_RUN_LOGDIR");
-	char *bufs[8] = {0}, exe[PATH_MAX], log[PATH_MAX + 64];
+	char *bufs[48] = {0}, exe[PATH_MAX], log[PATH_MAX + 64];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	exe[n > 0 ? n : 0] = '\0';
@@ -160,8 +161,8 @@ int run_agent_spawn(struct run_agent *ag, const struct qplab_plan *p, int hi,
 		fputc('\n', stderr);
 	}
 	ag->pid = spawn(argv, &ag->to_fd, &ag->from_fd, log);
-	free(bufs[0]);
-	free(bufs[1]);
+	for (int i = 0; i < 48; i++)
+		free(bufs[i]);
 	if (ag->pid < 0) {
 		ag->pid = 0;
 		snprintf(err, errlen, "agent %s: fork: %s", ag->name, strerror(errno));
