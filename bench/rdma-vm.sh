@@ -31,9 +31,11 @@ for n in "$@"; do
 	echo "# cmtime -c $n (rdma_cm, one QP per connection)"
 	cm_run "$n" | tee "$build/bench/cmtime-$n.txt" | grep -E 'step|:'
 	cm=$(awk -F: '/^(create id|bind addr|resolve addr|resolve route|create qp|connect) /{split($2,f," "); s+=f[4]} END{printf "%.3f", s/1000}' "$build/bench/cmtime-$n.txt")
-	ours_c=$(awk -v k="endpoints_${n}_concurrent_per_conn" '$1==k{print $2}' "$out")
-	ours_s=$(awk -v k="endpoints_${n}_back_to_back_per_conn" '$1==k{print $2}' "$out")
 	echo "rdma_cm_${n}_per_conn $cm ms (create id .. connect, us/conn summed)"
-	awk -v o="$ours_c" -v s="$ours_s" -v c="$cm" -v n="$n" 'BEGIN{
-		if (c > 0) printf "ratio_%d_concurrent_ours_to_rdma_cm %.2f\nratio_%d_back_to_back_ours_to_rdma_cm %.2f\n", n, o/c, n, s/c }'
+	for tag in "" cmshape_; do
+		ours_c=$(awk -v k="${tag}endpoints_${n}_concurrent_per_conn" '$1==k{print $2}' "$out")
+		ours_s=$(awk -v k="${tag}endpoints_${n}_back_to_back_per_conn" '$1==k{print $2}' "$out")
+		awk -v o="$ours_c" -v s="$ours_s" -v c="$cm" -v n="$n" -v t="$tag" 'BEGIN{
+			if (c > 0 && o > 0) printf "%sratio_%d_concurrent_ours_to_rdma_cm %.2f\n%sratio_%d_back_to_back_ours_to_rdma_cm %.2f\n", t, n, o/c, t, n, s/c }'
+	done
 done

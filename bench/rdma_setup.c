@@ -191,8 +191,19 @@ static void *conn_thread(void *arg)
 	return NULL;
 }
 
+/* The QP shape of rdma-core's cmtime: one QP per connection, one WR, one
+ * SGE, no inline data (Mooncake's is 2 QPs x 256 WRs x 4 SGEs, 64 inline). */
+static void cmtime_shape(struct qphs_config *cfg)
+{
+	cfg->num_qp_per_ep = 1;
+	cfg->max_wr = 1;
+	cfg->max_sge = 1;
+	cfg->max_inline = 0;
+}
+
 /* 3. n endpoints: n clients (one context each, distinct nic paths) to b. */
-static void many(const char *dev, const char *addr, struct host *b, int n)
+static void many(const char *dev, const char *addr, struct host *b, int n, int shape,
+		 const char *tag)
 {
 	struct host *cl = calloc((size_t)n, sizeof(*cl));
 	struct conn_job *jobs = calloc((size_t)n, sizeof(*jobs));
@@ -204,6 +215,8 @@ static void many(const char *dev, const char *addr, struct host *b, int n)
 
 	cfg_bench(&cfg);
 	cfg.worker_threads = 1;
+	if (shape)
+		cmtime_shape(&cfg);
 	for (int i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "%s:%d", addr, 20000 + i);
 		host_up(&cl[i], dev, addr, name, &cfg);
@@ -222,10 +235,10 @@ static void many(const char *dev, const char *addr, struct host *b, int n)
 		pthread_join(th[i], NULL);
 	conc = now_ms() - t0;
 	pthread_barrier_destroy(&bar);
-	printf("endpoints_%d_back_to_back_total %.1f ms\nendpoints_%d_back_to_back_per_conn %.3f ms\n",
-	       n, seq, n, seq / n);
-	printf("endpoints_%d_concurrent_total %.1f ms\nendpoints_%d_concurrent_per_conn %.3f ms\n", n,
-	       conc, n, conc / n);
+	printf("%sendpoints_%d_back_to_back_total %.1f ms\n%sendpoints_%d_back_to_back_per_conn "
+	       "%.3f ms\n", tag, n, seq, tag, n, seq / n);
+	printf("%sendpoints_%d_concurrent_total %.1f ms\n%sendpoints_%d_concurrent_per_conn %.3f ms\n",
+	       tag, n, conc, tag, n, conc / n);
 	for (int i = n - 1; i >= 0; i--)
 		host_down(&cl[i]);
 	free(cl);
@@ -306,7 +319,13 @@ int main(int argc, char **argv)
 	setup_latency(&a, &b);
 	transitions(&a, &b, 64);
 	for (int i = 1; i < argc; i++)
-		many(da, aa, &b, atoi(argv[i]));
+		many(da, aa, &b, atoi(argv[i]), 0, "");
+	host_down(&b);
+	/* The passive side must have the same shape: its QP count must match. */
+	cmtime_shape(&cfg);
+	host_up(&b, db, ab, NULL, &cfg);
+	for (int i = 1; i < argc; i++)
+		many(da, aa, &b, atoi(argv[i]), 1, "cmshape_");
 	host_down(&a);
 	host_down(&b);
 	return 0;

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "desc.h"
 #include "qphs.h"
+#include "request.h"
 #include "wire.h"
 
 #define SERVE_QPN_BASE 1000u /* the built-in reply's QP numbers: 1000, 1001, ... */
@@ -31,6 +32,19 @@ struct serve {
 	struct qphs_fault fault;
 };
 
+/* Every fault of the error table, with the error it provokes. */
+static void print_faults(FILE *out)
+{
+#define FAULT_ROW(name, code, fault, text)                                     \
+	if ((fault)[0])                                                        \
+		fprintf(out, "  %-14s %s%s\n", !strcmp((fault), "reject") ? "reject:TEXT" \
+							 : (fault),    \
+			#name, !strcmp((fault), "reject")           \
+				? " (Connection only; TEXT is reply_msg)" : "");
+	QPHS_ERRNO_MAP(FAULT_ROW)
+#undef FAULT_ROW
+}
+
 static void serve_usage(FILE *out)
 {
 	fprintf(out,
@@ -43,16 +57,11 @@ static void serve_usage(FILE *out)
 		"get SPEC answers; Connection gets --reply FILE verbatim or a built-in\n"
 		"HandShakeDesc mirroring the request's nic paths, one QP number (1000,\n"
 		"1001, ...) per requested QP.\n\n"
-		"--fault KIND (the client error it must produce):\n"
-		"  close          ERR_PEER_CLOSED        stall        ERR_REPLY_TIMEOUT\n"
-		"  truncate       ERR_FRAME_TRUNCATED    oversize     ERR_FRAME_TOO_LONG\n"
-		"  zero-length    ERR_FRAME_ZERO_LENGTH  garbage      ERR_FRAME_BAD_TYPE\n"
-		"  empty-body     ERR_FRAME_EMPTY_BODY   not-json     ERR_FRAME_NOT_JSON\n"
-		"  trailing       ERR_FRAME_TRAILING     wrong-type   ERR_REPLY_WRONG_TYPE\n"
-		"  old-protocol   ERR_REPLY_OLD_PROTOCOL\n"
-		"  reject:TEXT    ERR_REJECT_HANDSHAKE (Connection only; TEXT is reply_msg)\n"
-		"  delay:MS       none: success unless MS exceeds the client's timeout\n"
-		"--seed N seeds garbage's bytes.\n");
+		"--fault KIND (and the client error it must produce; the names are the\n"
+		"FAULT column of the error table):\n");
+	print_faults(out);
+	fprintf(out, "  %-14s none: success unless MS exceeds the client's timeout\n"
+		     "--seed N seeds garbage's bytes.\n", "delay:MS");
 }
 
 /* The built-in Connection answer: the request's paths swapped, fixed QPs. */
@@ -91,27 +100,20 @@ static int builtin_connection(const struct qphs__hs_desc *asked, const char *rep
 
 static void answer_connection(struct serve *s, struct qphs_request *req)
 {
-	struct qphs__hs_desc asked;
-	const char *json;
+	/* The daemon parsed and checked the body already. */
+	const struct qphs__hs_desc *asked = qphs__request_desc(req);
+	int reject = s->fault.kind == QPHS_FAULT_REJECT;
 	char *body = NULL;
 	size_t len;
-	int reject = s->fault.kind == QPHS_FAULT_REJECT;
 
 	if (s->reply && !reject) {
 		qphs_request_reply(req, s->reply, s->reply_len);
 		return;
 	}
-	json = qphs_request_json(req, &len);
-	/* The daemon checked the shape already: this parse cannot fail. */
-	if (qphs__hs_desc_parse(json, len, &asked, NULL, 0) != 0) {
-		qphs_request_close(req);
-		return;
-	}
-	if (builtin_connection(&asked, reject ? s->fault.text : "", &body, &len) != 0)
+	if (!asked || builtin_connection(asked, reject ? s->fault.text : "", &body, &len) != 0)
 		qphs_request_close(req);
 	else
 		qphs_request_reply(req, body, len);
-	qphs__hs_desc_clear(&asked);
 	free(body);
 }
 

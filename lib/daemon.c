@@ -99,6 +99,7 @@ int qphs_daemon_new(const struct qphs_config *cfg, struct qphs_daemon **out)
 {
 	struct qphs_daemon *d;
 	char err[256];
+	int rc;
 
 	if (!out)
 		return QPHS_ERR_INVALID_ARGUMENT;
@@ -110,9 +111,11 @@ int qphs_daemon_new(const struct qphs_config *cfg, struct qphs_daemon **out)
 		d->cfg = *cfg;
 	else
 		qphs_config_init(&d->cfg);
-	if (qphs_config_validate(&d->cfg, err, sizeof(err)) != 0) {
+	rc = qphs_config_validate(&d->cfg, err, sizeof(err));
+	if (rc != 0) {
+		QPHS_ERR("[Handshake] daemon configuration: %s", err);
 		free(d);
-		return QPHS_ERR_INVALID_ARGUMENT;
+		return rc;
 	}
 	d->lfd = d->epfd = d->reserve_fd = -1;
 	d->door = qphs__door_new();
@@ -327,8 +330,8 @@ static void out_of_fds(struct qphs_daemon *d, int err)
 		close(d->reserve_fd);
 		fd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0) {
-			close(fd);
 			atomic_fetch_add(&d->n_refused_nofd, 1);
+			close(fd);
 		}
 		d->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
@@ -354,8 +357,8 @@ static void accept_some(struct qphs_daemon *d)
 			return;
 		}
 		if (d->open >= (uint64_t)d->cfg.max_connections) {
-			close(fd);
 			atomic_fetch_add(&d->n_refused_cap, 1);
+			close(fd);
 			log_refusal(d, "the cap on open connections is reached");
 			continue;
 		}

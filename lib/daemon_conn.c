@@ -199,29 +199,17 @@ void qphs__conn_complete(struct qphs_daemon *d, struct qphs_request *req)
 
 /* A Connection reply carrying only an error text (SPEC §2: a rejected
  * Connection request gets a reply whose reply_msg carries the error). */
-static void answer_connection_error(struct qphs_daemon *d, struct conn *c,
-				    const struct qphs__hs_desc *asked, const char *msg)
+static void answer_connection_error(struct qphs_daemon *d, struct conn *c, const char *msg)
 {
-	struct qphs__hs_desc rep;
 	char *body = NULL;
 	size_t len = 0;
 
-	if (qphs__hs_desc_init(&rep) != 0)
-		goto fail;
-	if (asked && (qphs__desc_set_str(&rep.local_nic_path, asked->peer_nic_path) ||
-		      qphs__desc_set_str(&rep.peer_nic_path, asked->local_nic_path)))
-		goto fail_desc;
-	if (qphs__desc_set_str(&rep.reply_msg, msg) ||
-	    qphs__hs_desc_encode(&rep, &body, &len) != 0)
-		goto fail_desc;
-	qphs__hs_desc_clear(&rep);
+	if (qphs__error_reply(NULL, msg, &body, &len) != 0) {
+		qphs__conn_close(d, c);
+		return;
+	}
 	answer(d, c, body, len);
 	free(body);
-	return;
-fail_desc:
-	qphs__hs_desc_clear(&rep);
-fail:
-	qphs__conn_close(d, c);
 }
 
 /* Checks the body's shape for its type.  Returns 0, or the error code with
@@ -257,9 +245,9 @@ static bool is_frame_error(int rc)
 }
 
 /* No handler registered: the built-in answers (docs/hs.md). */
-static void builtin(struct qphs_daemon *d, struct conn *c, struct qphs_request *req,
-		    const struct qphs__hs_desc *desc)
+static void builtin(struct conn *c, struct qphs_request *req)
 {
+	const struct qphs__hs_desc *desc = &req->desc;
 	char msg[512];
 	const char *at;
 
@@ -280,10 +268,7 @@ static void builtin(struct qphs_daemon *d, struct conn *c, struct qphs_request *
 			 "Local RDMA context not found for handshake NIC: %s "
 			 "[no Connection handler is registered]",
 			 at ? at + 1 : desc->peer_nic_path);
-		c->req = NULL;
-		answer_connection_error(d, c, desc, msg);
-		req->conn = NULL;
-		qphs__request_free(req);
+		qphs_request_fail(req, QPHS_ERR_CONTEXT, msg);
 	}
 }
 
@@ -305,17 +290,23 @@ static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs__f
 	}
 	qphs__timer_disarm(d, c);
 	c->state = C_WAIT;
-	set_events(d, c, 0);
 	if (rc != 0) {
 		atomic_fetch_add(&d->n_rejected_body, 1);
 		QPHS_WARN("[Handshake] rejecting Connection request from %s: %s", c->peer, err);
-		answer_connection_error(d, c, NULL, err);
+		answer_connection_error(d, c, err);
 		return;
 	}
 	req = qphs__request_new(d, c, f->type, f->json, f->json_len);
 	if (!req) {
+		if (htype == QPHS_HS_CONNECTION)
+			qphs__hs_desc_clear(&desc);
 		qphs__conn_close(d, c);
-		goto out;
+		return;
+	}
+	if (htype == QPHS_HS_CONNECTION) {
+		/* The request owns the parsed body from here on. */
+		req->desc = desc;
+		req->has_desc = true;
 	}
 	c->req = req;
 	qphs__timer_arm(d, c, T_WAIT);
@@ -323,10 +314,11 @@ static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs__f
 	if (h->fn)
 		h->fn(req, h->user);
 	else
-		builtin(d, c, req, &desc);
-out:
-	if (htype == QPHS_HS_CONNECTION)
-		qphs__hs_desc_clear(&desc);
+		builtin(c, req);
+	/* Still unanswered: stop reading while the handler works (an error or
+	 * hang-up is still reported, and closes the connection). */
+	if (c->state == C_WAIT)
+		set_events(d, c, 0);
 }
 
 /* Accounts the decoder's buffered bytes in live_bytes. */

@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "desc.h"
 #include "qphs/daemon.h"
+#include "request.h"
 #include "wire.h"
 
 /* Timer lists.  Every connection in one list waits for the same duration,
@@ -72,6 +74,8 @@ struct qphs_request {
 	char *reply;               /* REQ_REPLY: body (owned) */
 	size_t reply_len;
 	char peer[80];
+	bool has_desc;             /* Connection / old protocol: desc is set */
+	struct qphs__hs_desc desc; /* the body, parsed once by the daemon */
 	size_t json_len;
 	char json[];               /* NUL-terminated copy of the body */
 };
@@ -134,6 +138,11 @@ void qphs__request_free(struct qphs_request *req);
 void qphs__door_drain(struct qphs_daemon *d);
 struct door *qphs__door_new(void);
 void qphs__door_unref(struct door *door);
+
+/* A Connection reply whose reply_msg is msg: the nic paths of asked
+ * swapped when given, empty otherwise.  *out transferred.  Pure. */
+int qphs__error_reply(const struct qphs__hs_desc *asked, const char *msg, char **out,
+		      size_t *out_len);
 
 /* fault.c: the reply bytes for a body under the daemon's fault; *out
  * transferred.  Returns 0, or 1 when the connection must be closed with no

@@ -6,12 +6,14 @@
  * queued under the door's mutex and the loop is woken through the eventfd.
  * Once the daemon has stopped, completions only free the request. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "daemon_int.h"
+#include "desc.h"
 #include "qphs/error.h"
 
 struct door *qphs__door_new(void)
@@ -71,6 +73,8 @@ void qphs__request_free(struct qphs_request *req)
 
 	atomic_fetch_sub(&door->live_bytes,
 			 (int64_t)(sizeof(*req) + req->json_len + 1 + req->reply_len));
+	if (req->has_desc)
+		qphs__hs_desc_clear(&req->desc);
 	free(req->reply);
 	free(req);
 	qphs__door_unref(door);
@@ -137,6 +141,59 @@ void qphs_request_close(struct qphs_request *req)
 		return;
 	req->action = REQ_CLOSE;
 	door_complete(req);
+}
+
+int qphs__error_reply(const struct qphs__hs_desc *asked, const char *msg, char **out,
+		      size_t *out_len)
+{
+	struct qphs__hs_desc rep;
+	int rc = qphs__hs_desc_init(&rep);
+
+	if (rc)
+		return rc;
+	if (asked) {
+		rc = qphs__desc_set_str(&rep.local_nic_path, asked->peer_nic_path);
+		if (!rc)
+			rc = qphs__desc_set_str(&rep.peer_nic_path, asked->local_nic_path);
+	}
+	if (!rc)
+		rc = qphs__desc_set_str(&rep.reply_msg, msg);
+	if (!rc)
+		rc = qphs__hs_desc_encode(&rep, out, out_len);
+	qphs__hs_desc_clear(&rep);
+	return rc;
+}
+
+int qphs_request_fail(struct qphs_request *req, int code, const char *text)
+{
+	char msg[128], *body = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (!req)
+		return QPHS_ERR_INVALID_ARGUMENT;
+	if (req->type != QPHS_HS_CONNECTION && req->type != QPHS_HS_OLD_PROTOCOL) {
+		qphs_request_close(req);
+		return 0;
+	}
+	if (!text || !*text) {
+		snprintf(msg, sizeof(msg), "Handshake callback failed: %d", code);
+		text = msg;
+	}
+	/* Pure work, on the caller's thread. */
+	rc = qphs__error_reply(req->has_desc ? &req->desc : NULL, text, &body, &len);
+	if (rc) {
+		qphs_request_close(req);
+		return rc;
+	}
+	rc = qphs_request_reply(req, body, len);
+	free(body);
+	return rc;
+}
+
+const struct qphs__hs_desc *qphs__request_desc(const struct qphs_request *req)
+{
+	return req && req->has_desc ? &req->desc : NULL;
 }
 
 void qphs__door_drain(struct qphs_daemon *d)

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "qphs/error.h"
 #include "rdma_int.h"
+#include "request.h"
 
 struct passive {
 	struct qphs_rdma *r;
@@ -193,10 +194,13 @@ void qphs__passive_connection(struct qphs_rdma *r, struct qphs_request *req)
 {
 	struct qphs__hs_desc peer, out;
 	struct passive p = {.r = r, .peer = &peer, .out = &out};
-	char err[QPHS__TEXT_LEN];
+	char err[QPHS__TEXT_LEN] = "out of memory";
 	size_t len = 0;
+	const struct qphs__hs_desc *parsed = qphs__request_desc(req);
 	const char *json = qphs_request_json(req, &len);
-	int ok = !qphs__hs_desc_parse(json, len, &peer, err, sizeof(err));
+	/* The daemon already parsed and checked the body: copy its desc. */
+	int ok = parsed ? !qphs__hs_desc_copy(&peer, parsed)
+			: !qphs__hs_desc_parse(json, len, &peer, err, sizeof(err));
 
 	if (qphs__hs_desc_init(&out)) {
 		if (ok)

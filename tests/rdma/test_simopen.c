@@ -97,10 +97,40 @@ START_TEST(simopen_rounds_converge_to_one_qp_set)
 }
 END_TEST
 
+/* a forgets its endpoint (retired, b not told) and connects again with new
+ * QPs: b finds its connected endpoint with other peer QPNs, retires it and
+ * builds a fresh one (Mooncake's "Re-establish connection").  The old QPs
+ * are gone on both sides. */
+START_TEST(reconnect_after_peer_forgot_reestablishes)
+{
+	struct lab_host a, b;
+	struct qphs_endpoint *ea, *eb, *ea2, *eb2;
+	struct qphs_endpoint_info i1, i2;
+
+	lab_up(&a, 0, NULL);
+	lab_up(&b, 1, NULL);
+	lab_connect_ok(&a, &b, 2, &ea, &eb);
+	qphs_endpoint_info(eb, &i1);
+	qphs_endpoint_close(ea);
+	qphs_endpoint_put(ea);
+	qphs_endpoint_put(eb);
+	lab_connect_ok(&a, &b, 2, &ea2, &eb2);
+	qphs_endpoint_info(eb2, &i2);
+	ck_assert_uint_ne(i1.qpn[0], i2.qpn[0]);
+	ck_assert_int_eq(lab_count_qps(a.dev), 2);
+	ck_assert_int_eq(lab_count_qps(b.dev), 2);
+	qphs_endpoint_put(ea2);
+	qphs_endpoint_put(eb2);
+	lab_down(&a);
+	lab_down(&b);
+}
+END_TEST
+
 Suite *suite_simopen(void)
 {
 	Suite *s = suite_create("simopen");
 
 	tcase_add_test(rdma_smoke_tcase(s, "rounds", 60), simopen_rounds_converge_to_one_qp_set);
+	tcase_add_test(unit_tcase(s, "forgot", 30), reconnect_after_peer_forgot_reestablishes);
 	return s;
 }

@@ -15,6 +15,25 @@
  * flight: it closes every connection and joins the thread.  Requests handed
  * to handlers and not yet completed stay valid until completed (the call
  * then only frees them).  qphs_daemon_free stops first if needed.
+ *
+ * What reaches a handler.  Bad frames and bodies that are not JSON are
+ * closed without a reply before any handler runs (one "[Handshake]" log line
+ * and a counter each).  Bodies are shape-checked for their type (SPEC §2):
+ * a Connection body of the wrong shape is answered by the daemon itself with
+ * a reply whose reply_msg names the key and the problem; a Probe, Notify or
+ * Metadata body of the wrong shape is closed without a reply.  So a handler
+ * only ever sees a body that parses for its type.
+ *
+ * Without a handler: Probe -> {"status":"success"}, Notify ->
+ * {"name":"","notify_msg":"success"}, Metadata -> closed without a reply,
+ * Connection -> a reply whose reply_msg is "Local RDMA context not found
+ * for handshake NIC: <device> [no Connection handler is registered]".
+ *
+ * Deadlines (from the config): the whole request within request_timeout_ms,
+ * the reply written within write_timeout_ms, a handler's answer within
+ * reply_timeout_ms; past any of them the connection is closed and counted in
+ * timed_out (a late completion then only frees the request).  The daemon
+ * closes each connection first, right after the whole reply is written.
  */
 #ifndef QPHS_DAEMON_H
 #define QPHS_DAEMON_H
@@ -86,6 +105,15 @@ QPHS_EXPORT int qphs_request_reply(struct qphs_request *req, const char *json,
 
 /* Completes req by closing the connection without a reply.  Any thread. */
 QPHS_EXPORT void qphs_request_close(struct qphs_request *req);
+
+/* Completes req as failed (added).  A Connection or old-protocol request
+ * gets a reply whose reply_msg is text (copied; NULL or "" gives
+ * "Handshake callback failed: <code>", SPEC §6) and whose nic paths are the
+ * request's, swapped; any other request has no body to carry an error and
+ * is closed without a reply.  Any thread; req is freed.  Returns as
+ * qphs_request_reply. */
+QPHS_EXPORT int qphs_request_fail(struct qphs_request *req, int code,
+				  const char *text);
 
 struct qphs_daemon_stats {
 	uint64_t accepted;

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# `make bench`: runs every benchmark binary, each bounded in time.
+set -eu -o pipefail
+
+build=${1:-build}
+echo "# bench/hs_load (about 40 s on an idle machine, bounded at 150 s)"
+timeout 150 "$build/bench/hs_load"

@@ -1,0 +1,357 @@
+/* lib/client over loopback: every failure kind has its own code, against
+ * the daemon's fault hooks and against listeners that misbehave. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "hs_testutil.h"
+#include "unit.h"
+
+#define CONN_BODY "{\"local_nic_path\":\"a:1@x\",\"peer_nic_path\":\"b:2@y\",\"qp_num\":[7,8]}\n"
+
+static void reply_fixed(struct qphs_request *req, void *user)
+{
+	const char *body = user;
+
+	qphs_request_reply(req, body, strlen(body));
+}
+
+START_TEST(client_probe_returns_reply_and_peer)
+{
+	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	struct qphs_client_result res;
+	struct qphs_config cfg;
+
+	hs_test_config(&cfg);
+	ck_assert_int_eq(qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_PROBE, "{}\n", 3,
+					     &res), 0);
+	ck_assert_str_eq(res.reply, "{\"status\":\"success\"}\n");
+	ck_assert_int_eq(res.reply_type, QPHS_HS_PROBE);
+	ck_assert_str_eq(res.peer, hs_test_addr(d));
+	ck_assert_double_le(res.connect_ms, res.total_ms);
+	free(res.reply);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+/* Each fault of the daemon and the error the client must report. */
+static const struct {
+	const char *fault;
+	int type;
+	int code;
+} fault_rows[] = {
+	{"close", QPHS_HS_PROBE, QPHS_ERR_PEER_CLOSED},
+	{"stall", QPHS_HS_PROBE, QPHS_ERR_REPLY_TIMEOUT},
+	{"truncate", QPHS_HS_PROBE, QPHS_ERR_FRAME_TRUNCATED},
+	{"oversize", QPHS_HS_PROBE, QPHS_ERR_FRAME_TOO_LONG},
+	{"zero-length", QPHS_HS_PROBE, QPHS_ERR_FRAME_ZERO_LENGTH},
+	{"garbage", QPHS_HS_PROBE, QPHS_ERR_FRAME_BAD_TYPE},
+	{"empty-body", QPHS_HS_PROBE, QPHS_ERR_FRAME_EMPTY_BODY},
+	{"not-json", QPHS_HS_PROBE, QPHS_ERR_FRAME_NOT_JSON},
+	{"trailing", QPHS_HS_PROBE, QPHS_ERR_FRAME_TRAILING},
+	{"wrong-type", QPHS_HS_PROBE, QPHS_ERR_REPLY_WRONG_TYPE},
+	{"old-protocol", QPHS_HS_PROBE, QPHS_ERR_REPLY_OLD_PROTOCOL},
+	{"truncate", QPHS_HS_CONNECTION, QPHS_ERR_FRAME_TRUNCATED},
+	{"wrong-type", QPHS_HS_CONNECTION, QPHS_ERR_REPLY_WRONG_TYPE},
+	{"delay:50", QPHS_HS_PROBE, 0},
+	{"delay:60000", QPHS_HS_PROBE, QPHS_ERR_REPLY_TIMEOUT},
+};
+
+START_TEST(client_reports_each_daemon_fault)
+{
+	struct qphs_client_result res;
+	struct qphs_fault f;
+	struct qphs_config cfg;
+	struct qphs_daemon *d;
+	const char *body = fault_rows[_i].type == QPHS_HS_PROBE ? "{}\n" : CONN_BODY;
+	char err[256];
+	int rc;
+
+	ck_assert_int_eq(qphs_fault_parse(fault_rows[_i].fault, &f, err, sizeof(err)), 0);
+	/* The daemon holds a stalled connection for its reply_timeout_ms: make
+	 * that far longer than the client's, so the client's timer fires first. */
+	hs_test_config(&cfg);
+	cfg.reply_timeout_ms = (int)(unit_timeout(20) * 1000);
+	d = hs_test_daemon(&cfg, &f);
+	cfg.reply_timeout_ms = (int)(unit_timeout(1) * 1000);
+	rc = qphs_client_request(&cfg, hs_test_addr(d), fault_rows[_i].type, body, strlen(body),
+				 &res);
+	ck_assert_msg(rc == fault_rows[_i].code, "fault %s: got %s (%s), want %s",
+		      fault_rows[_i].fault, qphs_errname(rc), res.errstr,
+		      qphs_errname(fault_rows[_i].code));
+	if (rc)
+		unit_hit(rc);
+	ck_assert(rc == 0 || res.errstr[0]);
+	free(res.reply);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+START_TEST(client_fault_names_come_from_the_error_table)
+{
+	struct qphs_fault f;
+	char err[256];
+	int code;
+
+	for (size_t i = 0; i < sizeof(fault_rows) / sizeof(fault_rows[0]); i++) {
+		if (!fault_rows[i].code || !strncmp(fault_rows[i].fault, "delay", 5))
+			continue;
+		ck_assert_int_eq(qphs_errcode_by_name(fault_rows[i].fault, &code), 1);
+		ck_assert_int_eq(code, fault_rows[i].code);
+	}
+	/* Every FAULT name of the error table is a fault the daemon knows. */
+#define PARSE_ROW(name, code, fault, text)                                     \
+	if ((fault)[0])                                                        \
+		ck_assert_msg(qphs_fault_parse((fault), &f, err, sizeof(err)) == 0, \
+			      "fault %s of %s: %s", (fault), #name, err);
+	QPHS_ERRNO_MAP(PARSE_ROW)
+#undef PARSE_ROW
+	ck_assert_int_eq(qphs_fault_parse("reject:go away", &f, err, sizeof(err)), 0);
+	ck_assert_int_eq(f.kind, QPHS_FAULT_REJECT);
+	ck_assert_str_eq(f.text, "go away");
+	ck_assert_int_eq(qphs_fault_parse("delay:x", &f, err, sizeof(err)), QPHS_ERR_INVALID_ARGUMENT);
+	ck_assert_int_eq(qphs_fault_parse("explode", &f, err, sizeof(err)), QPHS_ERR_INVALID_ARGUMENT);
+	ck_assert_ptr_nonnull(strstr(err, "explode"));
+}
+END_TEST
+
+START_TEST(client_garbage_fault_is_deterministic_per_seed)
+{
+	uint8_t a[256], b[256];
+	struct qphs_fault f;
+	struct qphs_daemon *d;
+	ssize_t na, nb;
+	uint8_t req[32];
+	size_t n = hs_test_frame(QPHS_HS_PROBE, "{}\n", req, sizeof(req));
+
+	qphs_fault_parse("garbage", &f, NULL, 0);
+	f.seed = 42;
+	d = hs_test_daemon(NULL, &f);
+	na = hs_test_exchange(qphs_daemon_port(d), req, n, 0, a, sizeof(a));
+	qphs_daemon_free(d);
+	d = hs_test_daemon(NULL, &f);
+	nb = hs_test_exchange(qphs_daemon_port(d), req, n, 0, b, sizeof(b));
+	qphs_daemon_free(d);
+	ck_assert_int_gt(na, 9);
+	ck_assert_int_eq(na, nb);
+	ck_assert_mem_eq(a, b, (size_t)na);
+	ck_assert_uint_ge(a[8], 0x80);
+}
+END_TEST
+
+START_TEST(client_rejection_carries_the_peers_text)
+{
+	static char rep[] = "{\"local_nic_path\":\"b:2@y\",\"peer_nic_path\":\"a:1@x\","
+			    "\"qp_num\":[],\"reply_msg\":\"QP count mismatch in peer and local "
+			    "endpoints, check MC_MAX_EP_PER_CTX\"}\n";
+	struct qphs_client_result res;
+	struct qphs_daemon *d = NULL;
+	struct qphs_config cfg;
+	int rc;
+
+	hs_test_config(&cfg);
+	ck_assert_int_eq(qphs_daemon_new(&cfg, &d), 0);
+	qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, reply_fixed, rep);
+	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
+	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	rc = qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
+				 strlen(CONN_BODY), &res);
+	ck_assert_int_eq(rc, QPHS_ERR_REJECT_HANDSHAKE);
+	unit_hit(rc);
+	ck_assert_str_eq(res.errstr, "QP count mismatch in peer and local endpoints, check "
+				     "MC_MAX_EP_PER_CTX");
+	ck_assert_ptr_nonnull(res.reply);
+	free(res.reply);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+START_TEST(client_connection_reply_of_wrong_shape_is_malformed_json)
+{
+	static char rep[] = "{\"qp_num\":\"seven\"}\n";
+	struct qphs_client_result res;
+	struct qphs_daemon *d = NULL;
+	struct qphs_config cfg;
+	int rc;
+
+	hs_test_config(&cfg);
+	ck_assert_int_eq(qphs_daemon_new(&cfg, &d), 0);
+	qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, reply_fixed, rep);
+	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
+	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	rc = qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
+				 strlen(CONN_BODY), &res);
+	ck_assert_int_eq(rc, QPHS_ERR_MALFORMED_JSON);
+	unit_hit(rc);
+	ck_assert_ptr_nonnull(strstr(res.errstr, "qp_num"));
+	free(res.reply);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+START_TEST(client_old_protocol_request_gets_untyped_reply)
+{
+	static char rep[] = "{\"local_nic_path\":\"b:2@y\",\"peer_nic_path\":\"a:1@x\","
+			    "\"qp_num\":[1,2],\"reply_msg\":\"\"}\n";
+	struct qphs_client_result res;
+	struct qphs_daemon *d = NULL;
+	struct qphs_config cfg;
+
+	hs_test_config(&cfg);
+	ck_assert_int_eq(qphs_daemon_new(&cfg, &d), 0);
+	qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, reply_fixed, rep);
+	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
+	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	ck_assert_int_eq(qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_OLD_PROTOCOL,
+					     CONN_BODY, strlen(CONN_BODY), &res), 0);
+	ck_assert_int_eq(res.reply_type, QPHS_HS_OLD_PROTOCOL);
+	ck_assert_str_eq(res.reply, rep);
+	free(res.reply);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+/* A loopback port nobody listens on: bind, read the port, close. */
+static uint16_t unused_port(void)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	close(fd);
+	return ntohs(sa.sin_port);
+}
+
+START_TEST(client_refused_when_nobody_listens)
+{
+	struct qphs_client_result res;
+	struct qphs_config cfg;
+	char addr[64];
+	int rc;
+
+	hs_test_config(&cfg);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", unused_port());
+	rc = qphs_client_request(&cfg, addr, QPHS_HS_PROBE, "{}\n", 3, &res);
+	ck_assert_int_eq(rc, QPHS_ERR_CONNECT_REFUSED);
+	unit_hit(rc);
+	ck_assert_ptr_null(res.reply);
+	ck_assert_ptr_nonnull(strstr(res.errstr, addr));
+}
+END_TEST
+
+START_TEST(client_unresolvable_name_is_err_dns)
+{
+	struct qphs_client_result res;
+	struct qphs_config cfg;
+	int rc;
+
+	hs_test_config(&cfg);
+	rc = qphs_client_request(&cfg, "no-such-host.invalid:15000", QPHS_HS_PROBE, "{}\n", 3, &res);
+	ck_assert_int_eq(rc, QPHS_ERR_DNS);
+	unit_hit(rc);
+	ck_assert_ptr_nonnull(strstr(res.errstr, "no-such-host.invalid"));
+}
+END_TEST
+
+START_TEST(client_bad_address_is_rejected_before_any_traffic)
+{
+	struct qphs_client_result res;
+	int rc = qphs_client_request(NULL, "127.0.0.1:99999", QPHS_HS_PROBE, "{}\n", 3, &res);
+
+	ck_assert_int_eq(rc, QPHS_ERR_BAD_ADDRESS);
+	unit_hit(rc);
+}
+END_TEST
+
+/* A listener whose accept queue is full drops further SYNs: the client's
+ * connect can only time out. */
+START_TEST(client_connect_times_out_against_a_full_backlog)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t sl = sizeof(sa);
+	struct qphs_client_result res;
+	struct qphs_config cfg;
+	int lfd = socket(AF_INET, SOCK_STREAM, 0), fill[8], rc;
+	char addr[64];
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(lfd, 0), 0);
+	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&sa, &sl), 0);
+	for (int i = 0; i < 8; i++) {
+		fill[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		connect(fill[i], (struct sockaddr *)&sa, sizeof(sa));
+	}
+	hs_test_config(&cfg);
+	cfg.connect_timeout_s = 1;
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", ntohs(sa.sin_port));
+	rc = qphs_client_request(&cfg, addr, QPHS_HS_PROBE, "{}\n", 3, &res);
+	ck_assert_msg(rc == QPHS_ERR_CONNECT_TIMEOUT, "got %s: %s", qphs_errname(rc), res.errstr);
+	unit_hit(rc);
+	ck_assert_double_ge(res.connect_ms, 950);
+	ck_assert_double_le(res.connect_ms, 1000 + unit_timeout(1) * 1000);
+	for (int i = 0; i < 8; i++)
+		close(fill[i]);
+	close(lfd);
+}
+END_TEST
+
+START_TEST(client_and_daemon_speak_ipv6)
+{
+	struct qphs_client_result res;
+	struct qphs_daemon *d = NULL;
+	struct qphs_config cfg;
+	char addr[80];
+	int fd = socket(AF_INET6, SOCK_STREAM, 0);
+	struct sockaddr_in6 sa = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return; /* no IPv6 loopback here: nothing to test */
+	}
+	close(fd);
+	hs_test_config(&cfg);
+	ck_assert_int_eq(qphs_daemon_new(&cfg, &d), 0);
+	ck_assert_int_eq(qphs_daemon_listen(d, "::1", 0), 0);
+	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	snprintf(addr, sizeof(addr), "[::1]:%u", qphs_daemon_port(d));
+	ck_assert_str_eq(qphs_daemon_address(d), addr);
+	ck_assert_int_eq(qphs_client_request(&cfg, addr, QPHS_HS_PROBE, "{}\n", 3, &res), 0);
+	ck_assert_str_eq(res.peer, addr);
+	free(res.reply);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+Suite *suite_client(void)
+{
+	Suite *s = suite_create("client");
+	TCase *tc = unit_tcase(s, "replies", 10);
+
+	tcase_add_test(tc, client_probe_returns_reply_and_peer);
+	tcase_add_test(tc, client_rejection_carries_the_peers_text);
+	tcase_add_test(tc, client_connection_reply_of_wrong_shape_is_malformed_json);
+	tcase_add_test(tc, client_old_protocol_request_gets_untyped_reply);
+	tcase_add_test(tc, client_and_daemon_speak_ipv6);
+	tc = unit_tcase(s, "faults", 10);
+	tcase_add_loop_test(tc, client_reports_each_daemon_fault, 0,
+			    (int)(sizeof(fault_rows) / sizeof(fault_rows[0])));
+	tcase_add_test(tc, client_fault_names_come_from_the_error_table);
+	tcase_add_test(tc, client_garbage_fault_is_deterministic_per_seed);
+	tc = unit_tcase(s, "connect", 10);
+	tcase_add_test(tc, client_refused_when_nobody_listens);
+	tcase_add_test(tc, client_unresolvable_name_is_err_dns);
+	tcase_add_test(tc, client_bad_address_is_rejected_before_any_traffic);
+	tcase_add_test(tc, client_connect_times_out_against_a_full_backlog);
+	return s;
+}
