@@ -18,9 +18,12 @@ fi
 QPLAB_CACHE=${QPLAB_CACHE:-/var/cache/qplab}
 QPLAB_KERNELS=$QPLAB_CACHE/kernels
 # The lab's address space: nothing of the lab ever uses an address outside.
+# shellcheck disable=SC2034 # used by the scripts that source this file
 QPLAB_NET4=10.199.0
+# shellcheck disable=SC2034
 QPLAB_NET6=fd00:199:
-QPLAB_PREFIX=ql    # every link, bridge, namespace and rxe device starts with it
+# shellcheck disable=SC2034 # every link, bridge, namespace and rxe device starts with it
+QPLAB_PREFIX=ql
 
 PROG=${PROG:-$(basename "$0")}
 
@@ -47,6 +50,7 @@ run_deferred() {
 	QPLAB_UNDO=()
 }
 install_exit_trap() {
+	# shellcheck disable=SC2154 # rc is assigned inside the trap
 	trap 'rc=$?; trap - EXIT; run_deferred; exit $rc' EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
@@ -61,7 +65,11 @@ nap() { # seconds (fractions allowed)
 	if [ -z "$QPLAB_NAPFD" ]; then
 		local f
 		f=$(mktemp -u "${TMPDIR:-/tmp}/qplab-nap.XXXXXX")
-		mkfifo "$f" && exec {QPLAB_NAPFD}<>"$f" && rm -f "$f" || { sleep "$1"; return 0; }
+		if ! { mkfifo "$f" && exec {QPLAB_NAPFD}<>"$f"; }; then
+			sleep "$1"
+			return 0
+		fi
+		rm -f "$f"
 	fi
 	read -r -t "$1" -u "$QPLAB_NAPFD" _ || true
 }

@@ -1,4 +1,5 @@
 # sets: smoke full
+# shellcheck shell=bash disable=SC2154 # sourced by in-vm.sh after netns/lib.sh and tests/vm/lib.sh
 # Two hosts, in the mode the probe picks and in shared mode: rdma-core's
 # ibv_rc_pingpong passes across them, and down leaves nothing.
 picked=$("$QPLAB_ROOT/netns/probe")

@@ -1,4 +1,5 @@
 # sets: full
+# shellcheck shell=bash disable=SC2154 # sourced by in-vm.sh after netns/lib.sh and tests/vm/lib.sh
 # Three hosts on one bridge in shared mode (pair rules per source and
 # destination): a->b, b->c and c->a all pass.
 topo_up tri --hosts a,b,c --mode shared
