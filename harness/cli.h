@@ -24,6 +24,9 @@ void hs_exit_table_print(FILE *out);
 
 /* vm, doctor and topo are shell scripts under netns/: exec them. */
 int cmd_script(int argc, char **argv);
+/* `qplab agent` (harness/agent.c) and `qplab run` (harness/run.c). */
+int cmd_agent(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 /* The checkout or install root qplab runs from ("<dir of qplab>/.."), and
  * the directory holding the netns/ scripts (<root>/netns in a checkout,

@@ -15,6 +15,8 @@ static const struct subcommand subcommands[] = {
 	{"vm", cmd_script, "run a command in a throwaway VM with rdma_rxe"},
 	{"topo", cmd_script, "build and tear down lab topologies (netns, veth, rxe)"},
 	{"doctor", cmd_script, "what this machine can run, and why not"},
+	{"run", cmd_run, "run lab scenarios: TAP, results.json, junit.xml"},
+	{"agent", cmd_agent, "one lab host: device, daemon, JSON-line requests"},
 };
 
 static void usage(FILE *out)

@@ -300,3 +300,18 @@ int qphs_endpoint_disconnect(struct qphs_endpoint *ep)
 	pthread_mutex_unlock(&ep->lock);
 	return rc;
 }
+
+int qphs_context_endpoints(struct qphs_context *ctx, struct qphs_endpoint **out, int max)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&ctx->ep_lock);
+	for (struct qphs_endpoint *ep = ctx->eps; ep; ep = ep->next, n++) {
+		if (n < max) {
+			ep->refs++;
+			out[n] = ep;
+		}
+	}
+	pthread_mutex_unlock(&ctx->ep_lock);
+	return n;
+}

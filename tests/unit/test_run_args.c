@@ -156,7 +156,7 @@ START_TEST(catalogue_reports_every_bad_file_and_runs_nothing)
 	const char *paths[] = {"tests/lab", "tests/lab/no-such.json"};
 
 	ck_assert_int_eq(qplab_catalogue_load(paths, 2, NULL, 0, &cat, &errs), QPHS_ERR_INVALID_ARGUMENT);
-	ck_assert_uint_eq(cat.n, 3); /* healthy, interrupt, wrong-expectation parse */
+	ck_assert_uint_eq(cat.n, 4); /* healthy, interrupt, qp-count-mismatch, wrong-expectation parse */
 	ck_assert_uint_eq(errs.n, 4);
 	ck_assert_str_eq(errs.msgs[0], "tests/lab/no-such.json: No such file or directory");
 	ck_assert_ptr_nonnull(strstr(errs.msgs[1], "tests/lab/bad-syntax.json:"));

@@ -126,6 +126,12 @@ QPHS_EXPORT int qphs_connect(struct qphs_context *ctx, const char *peer_nic_path
 QPHS_EXPORT struct qphs_endpoint *qphs_context_endpoint(struct qphs_context *ctx,
 							const char *peer_nic_path);
 
+/* Every endpoint of ctx, retired ones still holding QPs included, newest
+ * first: up to max new references into out (caller's array; put each).
+ * Returns how many there are (may exceed max; only max are stored). */
+QPHS_EXPORT int qphs_context_endpoints(struct qphs_context *ctx, struct qphs_endpoint **out,
+				       int max);
+
 /* Waits (polling, bounded) until ep is CONNECTED.  Returns 0,
  * QPHS_ERR_RETIRED when it was retired or QPHS_ERR_ENDPOINT on timeout. */
 QPHS_EXPORT int qphs_endpoint_wait_ready(struct qphs_endpoint *ep, int timeout_ms);

@@ -1,0 +1,54 @@
+/*
+ * agent.h — `qplab agent`: one lab host's device, daemon and endpoints,
+ * driven by JSON lines (docs/agent-protocol.md, version 1).
+ *
+ * One struct agent per process.  The daemon runs on its own thread; every
+ * request is served on the main thread, one at a time.
+ */
+#ifndef QPLAB_AGENT_H
+#define QPLAB_AGENT_H
+
+#include <json-c/json.h>
+
+#include "qphs.h"
+
+#define AGENT_PROTO_VERSION 1
+
+struct agent {
+	const char *host, *device, *listen;
+	char addr[256];
+	uint16_t port;
+	struct qphs_config cfg;
+	struct qphs_rdma_hooks hooks;
+	char hook_gid[64], hook_server[256];
+	struct qphs_fault fault;
+	char fault_name[32];           /* "" = none; for the ready line */
+	struct qphs_daemon *d;
+	struct qphs_rdma *r;
+	struct qphs_context *ctx;      /* borrowed from r */
+	/* The last connect/datapath/disconnect: what report's "last" says. */
+	char last_code[48];
+	char last_error[700];
+	char last_sent[512], last_recv[512];
+	long t_handshake, t_ready_ack, t_total; /* -1 = did not happen */
+	unsigned long connects;
+};
+
+/* Applies the --config JSON ({"agent": {...}, "fault": {...}}) to a.
+ * Returns 0, or a negative code with a message naming the key in err. */
+int agent_apply_config(struct agent *a, const char *json, char *err, size_t errlen);
+
+/* Serves one request object; returns the reply (new reference).  Sets
+ * *quit for `exit`. */
+json_object *agent_serve(struct agent *a, json_object *req, int *quit);
+
+/* The `report` reply (agent_report.c). */
+json_object *agent_report(struct agent *a, json_object *id);
+
+/* Reply skeleton: {"v":1,"type":"reply","id":ID,"op":OP,"ok","code","error"}. */
+json_object *agent_reply(json_object *id, const char *op, int ok, int code, const char *error);
+
+/* Milliseconds as a JSON int, or null for < 0. */
+json_object *agent_ms(double ms);
+
+#endif

@@ -1,0 +1,230 @@
+/* The agent's requests: connect, datapath, disconnect, probe, exit (report
+ * is agent_report.c).  Each returns one reply object. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+json_object *agent_ms(double ms)
+{
+	return ms < 0 ? NULL : json_object_new_int64((int64_t)(ms + 0.5));
+}
+
+json_object *agent_reply(json_object *id, const char *op, int ok, int code, const char *error)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "v", json_object_new_int(AGENT_PROTO_VERSION));
+	json_object_object_add(o, "type", json_object_new_string("reply"));
+	json_object_object_add(o, "id", id && json_object_is_type(id, json_type_int) ? json_object_get(id) : NULL);
+	json_object_object_add(o, "op", op ? json_object_new_string(op) : NULL);
+	json_object_object_add(o, "ok", json_object_new_boolean(ok));
+	json_object_object_add(o, "code", json_object_new_string(code ? qphs_errname(code) : "OK"));
+	json_object_object_add(o, "error", json_object_new_string(error ? error : ""));
+	return o;
+}
+
+static const char *str_arg(json_object *req, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(req, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static int64_t int_arg(json_object *req, const char *key, int64_t dflt)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(req, key, &v) || !json_object_is_type(v, json_type_int))
+		return dflt;
+	return json_object_get_int64(v);
+}
+
+static void remember(struct agent *a, int rc, const char *text, struct qphs_endpoint *ep)
+{
+	snprintf(a->last_code, sizeof(a->last_code), "%s", rc ? qphs_errname(rc) : "OK");
+	snprintf(a->last_error, sizeof(a->last_error), "%s", text ? text : "");
+	a->last_sent[0] = a->last_recv[0] = '\0';
+	if (ep) {
+		struct qphs_endpoint_info *info = calloc(1, sizeof(*info));
+
+		if (info && qphs_endpoint_info(ep, info) == 0) {
+			snprintf(a->last_sent, sizeof(a->last_sent), "%s", info->reply_msg_sent);
+			snprintf(a->last_recv, sizeof(a->last_recv), "%s", info->reply_msg_received);
+			a->t_handshake = (long)(info->rpc_ms + 0.5);
+			a->t_ready_ack = info->peer_ready_ack ? (long)(info->ack_ms + 0.5) : -1;
+		}
+		free(info);
+	}
+}
+
+/* Sleeps until the CLOCK_REALTIME barrier; returns how late we were (ns). */
+static int64_t barrier(int64_t at_ns)
+{
+	struct timespec ts = {.tv_sec = at_ns / 1000000000, .tv_nsec = at_ns % 1000000000}, now;
+
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	clock_gettime(CLOCK_REALTIME, &now);
+	int64_t late = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - at_ns;
+	return late > 0 ? late : 0;
+}
+
+static json_object *op_connect(struct agent *a, json_object *id, json_object *req)
+{
+	const char *peer = str_arg(req, "peer");
+	int64_t at = int_arg(req, "at_realtime_ns", -1), late = 0;
+	struct qphs_endpoint *ep = NULL;
+	json_object *o, *t;
+	double t0;
+	int rc;
+
+	if (!peer)
+		return agent_reply(id, "connect", 0, QPHS_ERR_INVALID_ARGUMENT, "connect: \"peer\" missing");
+	if (at > 0)
+		late = barrier(at);
+	t0 = now_ms();
+	rc = qphs_connect(a->ctx, peer, &ep);
+	a->t_total = (long)(now_ms() - t0 + 0.5);
+	a->connects++;
+	a->t_handshake = a->t_ready_ack = -1;
+	remember(a, rc, rc ? (ep ? qphs_endpoint_errstr(ep) : qphs_strerror(rc)) : "", ep);
+	o = agent_reply(id, "connect", 1, rc, a->last_error);
+	json_object_object_add(o, "reply_msg_sent", json_object_new_string(a->last_sent));
+	json_object_object_add(o, "reply_msg_received", json_object_new_string(a->last_recv));
+	t = json_object_new_object();
+	json_object_object_add(t, "handshake", agent_ms(a->t_handshake));
+	json_object_object_add(t, "ready_ack", agent_ms(a->t_ready_ack));
+	json_object_object_add(t, "total", agent_ms(a->t_total));
+	json_object_object_add(o, "time_ms", t);
+	json_object_object_add(o, "late_ns", json_object_new_int64(late));
+	if (ep) {
+		struct qphs_endpoint_info *info = calloc(1, sizeof(*info));
+
+		if (info && qphs_endpoint_info(ep, info) == 0)
+			json_object_object_add(o, "attempts",
+					       json_object_new_int64((int64_t)info->connect_attempts));
+		free(info);
+	}
+	qphs_endpoint_put(ep);
+	return o;
+}
+
+static const char *wc_word(const char *s)
+{
+	return !strcmp(s, "no completion") || !strcmp(s, "not posted") || !s[0] ? "none" : s;
+}
+
+static json_object *op_datapath(struct agent *a, json_object *id, json_object *req)
+{
+	const char *peer = str_arg(req, "peer");
+	int64_t bytes = int_arg(req, "bytes", 4096);
+	int deadline = (int)int_arg(req, "deadline_ms", 10000);
+	struct qphs_data_result res;
+	struct qphs_endpoint *ep;
+	const char *wc = "none", *word = "not_run";
+	json_object *o;
+	int rc;
+
+	if (!peer || bytes <= 0 || bytes > QPHS_CHECK_REGION_BYTES)
+		return agent_reply(id, "datapath", 0, QPHS_ERR_INVALID_ARGUMENT,
+				   "datapath: needs \"peer\" and 1..1048576 \"bytes\"");
+	memset(&res, 0, sizeof(res));
+	ep = qphs_context_endpoint(a->ctx, peer);
+	if (!ep) {
+		rc = QPHS_ERR_ENDPOINT;
+		snprintf(res.text, sizeof(res.text), "no endpoint for %s", peer);
+	} else {
+		rc = qphs_endpoint_check_data(ep, (size_t)bytes, deadline, &res);
+		/* Nothing posted (endpoint not connected) is "not_run", not a failure. */
+		word = res.ok ? "ok" : strcmp(res.write_status, "not posted") ? "failed" : "not_run";
+		wc = strcmp(res.write_status, "IBV_WC_SUCCESS") ? wc_word(res.write_status)
+		     : strcmp(res.read_status, "IBV_WC_SUCCESS") ? wc_word(res.read_status)
+								 : "IBV_WC_SUCCESS";
+	}
+	remember(a, rc, rc ? res.text : "", NULL);
+	o = agent_reply(id, "datapath", 1, rc, a->last_error);
+	json_object_object_add(o, "datapath", json_object_new_string(word));
+	json_object_object_add(o, "wc_status", json_object_new_string(wc));
+	json_object_object_add(o, "wc_waited_ms", agent_ms(ep ? res.total_ms : 0));
+	qphs_endpoint_put(ep);
+	return o;
+}
+
+static json_object *op_disconnect(struct agent *a, json_object *id, json_object *req)
+{
+	const char *peer = str_arg(req, "peer");
+	struct qphs_endpoint *ep;
+	int rc;
+
+	if (!peer)
+		return agent_reply(id, "disconnect", 0, QPHS_ERR_INVALID_ARGUMENT,
+				   "disconnect: \"peer\" missing");
+	ep = qphs_context_endpoint(a->ctx, peer);
+	rc = ep ? qphs_endpoint_disconnect(ep) : QPHS_ERR_ENDPOINT;
+	remember(a, rc, rc ? (ep ? qphs_endpoint_errstr(ep) : "no endpoint for that peer") : "", NULL);
+	qphs_endpoint_put(ep);
+	return agent_reply(id, "disconnect", 1, rc, a->last_error);
+}
+
+static json_object *op_probe(struct agent *a, json_object *id, json_object *req)
+{
+	const char *addr = str_arg(req, "address");
+	struct qphs_client_result res;
+	struct qphs_config cfg = a->cfg;
+	json_object *o;
+	int rc;
+
+	cfg.reply_timeout_ms = (int)int_arg(req, "deadline_ms", 2000);
+	cfg.connect_timeout_s = 1 + cfg.reply_timeout_ms / 1000;
+	memset(&res, 0, sizeof(res));
+	rc = qphs_client_request(&cfg, addr ? addr : qphs_daemon_address(a->d), QPHS_HS_PROBE, "{}", 2,
+				 &res);
+	o = agent_reply(id, "probe", 1, rc, rc ? res.errstr : "");
+	json_object_object_add(o, "alive", json_object_new_boolean(rc == 0));
+	json_object_object_add(o, "time_ms", agent_ms(res.total_ms));
+	free(res.reply);
+	return o;
+}
+
+json_object *agent_serve(struct agent *a, json_object *req, int *quit)
+{
+	const char *op = str_arg(req, "op");
+	json_object *id = NULL;
+	char text[160];
+
+	json_object_object_get_ex(req, "id", &id);
+	if (!id || !json_object_is_type(id, json_type_int))
+		return agent_reply(NULL, op, 0, QPHS_ERR_INVALID_ARGUMENT, "request: integer \"id\" missing");
+	if (!op)
+		return agent_reply(id, NULL, 0, QPHS_ERR_INVALID_ARGUMENT, "request: \"op\" missing");
+	if (!strcmp(op, "connect"))
+		return op_connect(a, id, req);
+	if (!strcmp(op, "report"))
+		return agent_report(a, id);
+	if (!strcmp(op, "datapath"))
+		return op_datapath(a, id, req);
+	if (!strcmp(op, "disconnect"))
+		return op_disconnect(a, id, req);
+	if (!strcmp(op, "probe"))
+		return op_probe(a, id, req);
+	if (!strcmp(op, "exit")) {
+		*quit = 1;
+		return agent_reply(id, "exit", 1, 0, "");
+	}
+	snprintf(text, sizeof(text), "unknown op \"%.100s\"", op);
+	return agent_reply(id, op, 0, QPHS_ERR_INVALID_ARGUMENT, text);
+}

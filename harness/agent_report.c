@@ -1,0 +1,119 @@
+/* The agent's `report`: endpoints and every QP's state read back from the
+ * device (qphs_endpoint_info queries each QP with ibv_query_qp), the last
+ * outcome, timings, daemon and library counters. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "agent.h"
+
+#define MAX_EPS 64
+
+static const char *qp_state_name(int s)
+{
+	static const char *const names[] = {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"};
+
+	return s >= 0 && s < 7 ? names[s] : "UNKNOWN";
+}
+
+static json_object *endpoint_json(const struct qphs_endpoint_info *in, const char *gid_reason)
+{
+	json_object *e = json_object_new_object(), *qps = json_object_new_array();
+
+	json_object_object_add(e, "peer", json_object_new_string(in->peer_nic_path));
+	json_object_object_add(e, "status", json_object_new_string(qphs_ep_status_name(in->status)));
+	json_object_object_add(e, "path_mtu", in->path_mtu ? json_object_new_int(in->path_mtu) : NULL);
+	json_object_object_add(e, "gid_index", json_object_new_int(in->gid_index));
+	json_object_object_add(e, "gid_reason", json_object_new_string(gid_reason));
+	for (int i = 0; i < in->qp_count; i++) {
+		json_object *q = json_object_new_object();
+
+		json_object_object_add(q, "qpn", json_object_new_int64(in->qpn[i]));
+		json_object_object_add(q, "peer_qpn", json_object_new_int64(in->peer_qpn[i]));
+		json_object_object_add(q, "state", json_object_new_string(qp_state_name(in->qp_state[i])));
+		json_object_array_add(qps, q);
+	}
+	json_object_object_add(e, "qps", qps);
+	return e;
+}
+
+/* endpoints (live ones) and device_qps (every QP, retired endpoints' too,
+ * oldest endpoint first). */
+static void endpoints(struct agent *a, json_object *o, unsigned long *retired)
+{
+	struct qphs_endpoint *eps[MAX_EPS];
+	struct qphs_endpoint_info *in = calloc(1, sizeof(*in));
+	struct qphs_context_info ci;
+	json_object *list = json_object_new_array(), *dev = json_object_new_array();
+	int n = qphs_context_endpoints(a->ctx, eps, MAX_EPS);
+
+	qphs_context_info(a->ctx, &ci);
+	if (n > MAX_EPS)
+		n = MAX_EPS;
+	for (int k = n - 1; k >= 0; k--) {
+		if (in && qphs_endpoint_info(eps[k], in) == 0) {
+			if (in->status < QPHS_EP_DESTROYING)
+				json_object_array_add(list, endpoint_json(in, ci.gid_reason));
+			else
+				(*retired)++;
+			for (int i = 0; i < in->qp_count; i++) {
+				json_object *q = json_object_new_object();
+
+				json_object_object_add(q, "qpn", json_object_new_int64(in->qpn[i]));
+				json_object_object_add(q, "state",
+						       json_object_new_string(qp_state_name(in->qp_state[i])));
+				json_object_array_add(dev, q);
+			}
+		}
+		qphs_endpoint_put(eps[k]);
+	}
+	free(in);
+	json_object_object_add(o, "endpoints", list);
+	json_object_object_add(o, "device_qps", dev);
+}
+
+static json_object *last_json(const struct agent *a)
+{
+	json_object *l = json_object_new_object();
+
+	json_object_object_add(l, "code", json_object_new_string(a->last_code));
+	json_object_object_add(l, "error", json_object_new_string(a->last_error));
+	json_object_object_add(l, "reply_msg_sent", json_object_new_string(a->last_sent));
+	json_object_object_add(l, "reply_msg_received", json_object_new_string(a->last_recv));
+	return l;
+}
+
+static json_object *daemon_json(const struct agent *a)
+{
+	struct qphs_daemon_stats st;
+	json_object *d = json_object_new_object();
+	uint64_t bad = 0;
+
+	qphs_daemon_stats(a->d, &st);
+	for (int i = 0; i < 8; i++)
+		bad += st.rejected_frame[i];
+	json_object_object_add(d, "listening", json_object_new_boolean(1));
+	json_object_object_add(d, "served", json_object_new_int64((int64_t)st.replied));
+	json_object_object_add(d, "rejected", json_object_new_int64((int64_t)st.rejected_body));
+	json_object_object_add(d, "bad_frames", json_object_new_int64((int64_t)bad));
+	json_object_object_add(d, "open_connections", json_object_new_int64((int64_t)st.open_connections));
+	return d;
+}
+
+json_object *agent_report(struct agent *a, json_object *id)
+{
+	json_object *o = agent_reply(id, "report", 1, 0, ""), *t = json_object_new_object(), *c;
+	unsigned long retired = 0;
+
+	endpoints(a, o, &retired);
+	json_object_object_add(o, "last", last_json(a));
+	json_object_object_add(t, "handshake", agent_ms(a->t_handshake));
+	json_object_object_add(t, "ready_ack", agent_ms(a->t_ready_ack));
+	json_object_object_add(t, "total", agent_ms(a->t_total));
+	json_object_object_add(o, "time_ms", t);
+	json_object_object_add(o, "daemon", daemon_json(a));
+	c = json_object_new_object();
+	json_object_object_add(c, "connects", json_object_new_int64((int64_t)a->connects));
+	json_object_object_add(c, "retired", json_object_new_int64((int64_t)retired));
+	json_object_object_add(o, "counters", c);
+	return o;
+}

@@ -1,0 +1,148 @@
+/*
+ * run.h — `qplab run`'s moving parts: agents as child processes speaking
+ * JSON lines (run_agent.c), the topology through netns/topo (run_topo.c),
+ * one scenario from `topo up` to teardown (run_scenario.c, run_steps.c).
+ *
+ * Every wait is bounded by a deadline; an interrupt (SIGINT/SIGTERM to the
+ * runner) makes every wait return early, and the scenario tears down.
+ */
+#ifndef QPLAB_RUN_H
+#define QPLAB_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "agent_msg.h"
+#include "expect.h"
+#include "scenario.h"
+
+#define RUN_AGENT_PORT 12001
+
+/* Set by the runner's signal handler: every wait gives up. */
+extern volatile sig_atomic_t qplab_run_interrupted;
+
+struct run_agent {
+	char name[QPLAB_NAME_MAX];
+	pid_t pid;                 /* 0 = not running */
+	int to_fd, from_fd;        /* its stdin, its stdout */
+	char *buf;                 /* unread bytes from its stdout */
+	size_t len;
+	char nic_path[320];
+	char listen[300];
+	int next_id;
+};
+
+/* One host of the topology, as `topo up` printed it. */
+struct run_host {
+	char name[QPLAB_NAME_MAX];
+	char *exec[8];             /* command prefix that runs inside it (owned), NULL-ended */
+	char addr4[64];
+	char rxe[64];
+	char ifname[64];
+};
+
+struct run_topo {
+	char id[16];
+	char mode[16];
+	char kernel[128];
+	char unowned4[64], unroutable4[64];
+	struct run_host hosts[QPLAB_MAX_HOSTS];
+	size_t nhosts;
+	bool up;
+};
+
+/* Monotonic milliseconds. */
+double run_now_ms(void);
+/* QPLAB_TIME_MULTIPLIER (>= 1). */
+double run_mult(void);
+
+/* Runs argv (NULL-ended) and captures stdout into *out (malloc'd, caller
+ * frees; may be NULL); stderr goes to the runner's.  Returns exit status,
+ * or -1 when it could not run. */
+int run_capture(char *const argv[], char **out);
+
+/* topo up for plan (mode NULL = auto); fills t.  err: message. */
+int run_topo_up(const struct qplab_plan *p, const char *id, const char *mode, struct run_topo *t,
+		char *err, size_t errlen);
+int run_topo_fault(const struct run_topo *t, const struct qplab_plan *p, const struct qplab_step *st,
+		   char *err, size_t errlen);
+/* topo down --name ID, then counts what is left of it (namespaces, links,
+ * rxe devices, rules of its addresses).  Returns that count. */
+int run_topo_down(struct run_topo *t);
+void run_topo_free(struct run_topo *t);
+/* QPs on the host's rxe device (rdma resource show qp), or -1. */
+int run_count_qps(const char *rxe);
+
+/* Spawns the agent of host h (plan host index hi) without waiting;
+ * run_agent_ready then reads its `ready` line. */
+int run_agent_spawn(struct run_agent *ag, const struct qplab_plan *p, int hi,
+		    const struct run_host *h, char *err, size_t errlen);
+int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t errlen);
+/* Asks an agent to exit without waiting (run_agent_stop reaps it). */
+void run_agent_ask_exit(struct run_agent *ag);
+/* Starts the agent of host h (plan host index hi) inside its topology
+ * host and waits for `ready` until the deadline.  Returns 0 or -1 (err). */
+int run_agent_start(struct run_agent *ag, const struct qplab_plan *p, int hi,
+		    const struct run_host *h, int deadline_ms, char *err, size_t errlen);
+/* Sends line (owned: freed here; built with id) and waits for the reply to id.
+ * Returns 0 with *m filled (free it), or -1 (err: timeout, EOF, bad line). */
+int run_agent_call(struct run_agent *ag, int id, char *line, int deadline_ms,
+		   struct qplab_agent_msg *m, char *err, size_t errlen);
+/* Sends line without waiting; run_agent_wait reads the reply to id. */
+int run_agent_send(struct run_agent *ag, char *line);
+int run_agent_wait(struct run_agent *ag, int id, int deadline_ms, struct qplab_agent_msg *m,
+		   char *err, size_t errlen);
+/* exit, then SIGTERM, then SIGKILL: each bounded.  Safe on a stopped agent. */
+void run_agent_stop(struct run_agent *ag, int deadline_ms);
+void run_agent_kill(struct run_agent *ag);
+bool run_agent_alive(const struct run_agent *ag);
+
+/* One scenario from topo up to teardown. */
+struct run_ctx {
+	const char *mode;          /* topo --mode, NULL = auto */
+	const char *log_dir;       /* agents' stderr */
+	const char *const *caps;
+	int seq;                   /* topology ID counter */
+	bool keep;
+	/* The topology is kept for the next scenario when that one asks for
+	 * the same `topo up` words and this one changed nothing in it (no
+	 * topology step, no error): topo up/down cost seconds under TCG. */
+	struct run_topo topo;
+	char sig[1024];
+};
+
+/* The vm backend (run_vm.c): the same run inside `netns/vm`, once per
+ * kernel; TAP relayed under one plan, results merged into o->out. */
+struct qplab_run_opts;
+int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o, size_t nscenarios);
+
+/* Tears the kept topology down; returns what is left of it (objects). */
+int run_ctx_finish(struct run_ctx *c);
+
+struct run_outcome {
+	int status;                /* enum qplab_status */
+	char reason[512];
+	double elapsed_s;
+	char backend[16], kernel[128];
+	struct qplab_scenario_facts facts;
+	bool have_facts;
+};
+
+void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outcome *out);
+
+/* The steps (run_steps.c): executes step si.  Returns 0, or -1 with the
+ * reason in err (the scenario errors out). */
+struct run_state {
+	const struct qplab_plan *p;
+	struct run_topo *t;
+	struct run_agent *ag;      /* plan->nhosts of them, host order */
+	struct qplab_scenario_facts *facts;
+	int hostmap[QPLAB_MAX_HOSTS]; /* plan host -> topo host */
+	const char *log_dir;
+};
+int run_step(struct run_state *s, int si, char *err, size_t errlen);
+/* Reports of every live agent into facts of step (-1 = final). */
+int run_collect(struct run_state *s, int step, int peer_of[QPLAB_MAX_HOSTS], char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,234 @@
+/* A scenario's steps: agent requests, topology faults, agent lifecycle.
+ * Steps that produce a result record facts for that step: the acting
+ * agent's reply, then every live agent's report. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "qphs/error.h"
+#include "run.h"
+
+/* Default deadlines (ms) before QPLAB_TIME_MULTIPLIER. */
+enum { DL_CONNECT = 15000, DL_DATAPATH = 10000, DL_REPORT = 5000, DL_READY = 10000, DL_WAIT = 10000 };
+
+static int scaled(int step_ms, int dflt)
+{
+	return (int)((step_ms > 0 ? step_ms : dflt) * run_mult());
+}
+
+static const char *path_of(struct run_state *s, int h)
+{
+	return h >= 0 && (size_t)h < s->p->nhosts ? s->ag[h].nic_path : NULL;
+}
+
+static int into_facts(struct run_state *s, int h, int step, const char *peer,
+		      struct qplab_agent_msg *m, char *err, size_t errlen)
+{
+	int rc = qplab_facts_from_reply(m, peer, qplab_facts_at(s->facts, step, h), err, errlen);
+
+	qplab_agent_msg_free(m);
+	return rc ? -1 : 0;
+}
+
+int run_collect(struct run_state *s, int step, int peer_of[QPLAB_MAX_HOSTS], char *err,
+		size_t errlen)
+{
+	for (size_t h = 0; h < s->p->nhosts; h++) {
+		struct run_agent *ag = &s->ag[h];
+		struct qplab_agent_msg m;
+		int id = ag->next_id++;
+
+		if (!ag->pid)
+			continue;
+		if (run_agent_call(ag, id, qplab_agent_req_report(id), scaled(-1, DL_REPORT), &m, err,
+				   errlen))
+			return -1;
+		if (into_facts(s, (int)h, step, path_of(s, peer_of[h]), &m, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+static void pair(int peer_of[QPLAB_MAX_HOSTS], int a, int b)
+{
+	for (int i = 0; i < QPLAB_MAX_HOSTS; i++)
+		peer_of[i] = -1;
+	if (a >= 0 && b >= 0) {
+		peer_of[a] = b;
+		peer_of[b] = a;
+	}
+}
+
+/* One request to host h, its reply as step facts of h. */
+static int act(struct run_state *s, int h, int id, char *line, int deadline, int step,
+	       const char *peer, char *err, size_t errlen)
+{
+	struct qplab_agent_msg m;
+
+	if (run_agent_call(&s->ag[h], id, line, deadline + 2000, &m, err, errlen))
+		return -1;
+	return into_facts(s, h, step, peer, &m, err, errlen);
+}
+
+static int connect_step(struct run_state *s, int si, const struct qplab_step *st, char *err,
+			size_t errlen)
+{
+	struct run_agent *ag = &s->ag[st->from];
+	char peer[400];
+	int id = ag->next_id++, dl = scaled(st->deadline_ms, DL_CONNECT);
+
+	if (st->to >= 0) {
+		snprintf(peer, sizeof(peer), "%s", path_of(s, st->to));
+	} else {
+		const struct run_host *h = &s->t->hosts[s->hostmap[st->from]];
+		const char *addr = !strcmp(st->to_address, "unowned")      ? s->t->unowned4
+				   : !strcmp(st->to_address, "unroutable") ? s->t->unroutable4
+									   : h->addr4;
+		/* closed_port: a lab address whose port 1 nothing listens on. */
+		snprintf(peer, sizeof(peer), "%s:%d@%s", addr,
+			 !strcmp(st->to_address, "closed_port") ? 1 : RUN_AGENT_PORT, h->rxe);
+	}
+	return act(s, st->from, id, qplab_agent_req_connect(id, peer, -1, dl), dl, si, peer, err,
+		   errlen);
+}
+
+/* Both sides at one CLOCK_REALTIME barrier: requests first, replies after. */
+static int connect_both(struct run_state *s, int si, const struct qplab_step *st, char *err,
+			size_t errlen)
+{
+	int a = st->hosts[0], b = st->hosts[1], dl = scaled(st->deadline_ms, DL_CONNECT);
+
+	for (int r = 0; r < (st->rounds > 0 ? st->rounds : 1); r++) {
+		struct timespec now;
+		int ida = s->ag[a].next_id++, idb = s->ag[b].next_id++;
+		struct qplab_agent_msg ma, mb;
+		int64_t at;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		at = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec +
+		     (int64_t)scaled(st->barrier_ms > 0 ? st->barrier_ms : 200, 200) * 1000000;
+		if (run_agent_send(&s->ag[a], qplab_agent_req_connect(ida, path_of(s, b), at, dl)) ||
+		    run_agent_send(&s->ag[b], qplab_agent_req_connect(idb, path_of(s, a), at, dl))) {
+			snprintf(err, errlen, "connect_both: cannot write to an agent");
+			return -1;
+		}
+		if (run_agent_wait(&s->ag[a], ida, dl + 4000, &ma, err, errlen))
+			return -1;
+		if (into_facts(s, a, si, path_of(s, b), &ma, err, errlen) ||
+		    run_agent_wait(&s->ag[b], idb, dl + 4000, &mb, err, errlen) ||
+		    into_facts(s, b, si, path_of(s, a), &mb, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+/* Polls host's report until `until` holds or the deadline passes (not an
+ * error: the step's facts say what was seen last). */
+static int wait_step(struct run_state *s, int si, const struct qplab_step *st, char *err,
+		     size_t errlen)
+{
+	double deadline = run_now_ms() + scaled(st->deadline_ms, DL_WAIT);
+	int peer_of[QPLAB_MAX_HOSTS];
+
+	pair(peer_of, -1, -1);
+	if (s->p->nhosts == 2)
+		pair(peer_of, 0, 1);
+	for (;;) {
+		struct qplab_facts *f = qplab_facts_at(s->facts, si, st->host);
+		struct timespec ts = {0, 50 * 1000 * 1000};
+
+		qplab_facts_free(f);
+		if (run_collect(s, si, peer_of, err, errlen))
+			return -1;
+		if (qplab_assert_eval(&st->until, f, run_mult(), NULL, NULL) || run_now_ms() > deadline)
+			return 0;
+		if (qplab_run_interrupted) {
+			snprintf(err, errlen, "interrupted");
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int agent_step(struct run_state *s, const struct qplab_step *st, char *err, size_t errlen)
+{
+	struct run_agent *ag = &s->ag[st->host];
+
+	if (st->kind != QPLAB_STEP_START_AGENT)
+		run_agent_kill(ag);
+	if (st->kind == QPLAB_STEP_KILL_AGENT)
+		return 0;
+	if (st->kind == QPLAB_STEP_RESTART_AGENT && st->down_ms > 0) {
+		struct timespec ts = {st->down_ms / 1000, (st->down_ms % 1000) * 1000000L};
+
+		nanosleep(&ts, NULL);
+	}
+	return run_agent_start(ag, s->p, st->host, &s->t->hosts[s->hostmap[st->host]],
+			       scaled(-1, DL_READY), err, errlen);
+}
+
+static int do_step(struct run_state *s, int si, const struct qplab_step *st, char *err, size_t errlen)
+{
+	int id;
+
+	switch (st->kind) {
+	case QPLAB_STEP_CONNECT:
+		return connect_step(s, si, st, err, errlen);
+	case QPLAB_STEP_CONNECT_BOTH:
+		return connect_both(s, si, st, err, errlen);
+	case QPLAB_STEP_DISCONNECT:
+		id = s->ag[st->from].next_id++;
+		return act(s, st->from, id, qplab_agent_req_disconnect(id, path_of(s, st->to)),
+			   scaled(-1, DL_REPORT), si, path_of(s, st->to), err, errlen);
+	case QPLAB_STEP_DATAPATH: {
+		int dl = scaled(st->deadline_ms, DL_DATAPATH);
+
+		id = s->ag[st->from].next_id++;
+		return act(s, st->from, id,
+			   qplab_agent_req_datapath(id, path_of(s, st->to), st->bytes > 0 ? st->bytes : 4096, dl),
+			   dl, si, path_of(s, st->to), err, errlen);
+	}
+	case QPLAB_STEP_WAIT:
+		return wait_step(s, si, st, err, errlen);
+	case QPLAB_STEP_SNAPSHOT:
+		return 0;
+	case QPLAB_STEP_KILL_AGENT:
+	case QPLAB_STEP_START_AGENT:
+	case QPLAB_STEP_RESTART_AGENT:
+		return agent_step(s, st, err, errlen);
+	case QPLAB_STEP_RAW_FRAME:
+		snprintf(err, errlen, "raw_frame: the agent has no raw_frame request yet");
+		return -1;
+	default:
+		return run_topo_fault(s->t, s->p, st, err, errlen);
+	}
+}
+
+static bool produces_result(enum qplab_step_kind k)
+{
+	return k == QPLAB_STEP_CONNECT || k == QPLAB_STEP_CONNECT_BOTH || k == QPLAB_STEP_DISCONNECT ||
+	       k == QPLAB_STEP_DATAPATH || k == QPLAB_STEP_RAW_FRAME || k == QPLAB_STEP_SNAPSHOT;
+}
+
+int run_step(struct run_state *s, int si, char *err, size_t errlen)
+{
+	const struct qplab_step *st = &s->p->steps[si];
+	double t0 = run_now_ms();
+	int peer_of[QPLAB_MAX_HOSTS];
+	int rc = do_step(s, si, st, err, errlen);
+	long took = (long)(run_now_ms() - t0 + 0.5);
+
+	if (rc == 0 && produces_result(st->kind)) {
+		int a = st->kind == QPLAB_STEP_CONNECT_BOTH ? st->hosts[0] : st->from;
+		int b = st->kind == QPLAB_STEP_CONNECT_BOTH ? st->hosts[1] : st->to;
+
+		pair(peer_of, a, b);
+		if (st->kind == QPLAB_STEP_SNAPSHOT && s->p->nhosts == 2)
+			pair(peer_of, 0, 1);
+		rc = run_collect(s, si, peer_of, err, errlen);
+	}
+	for (size_t h = 0; h < s->p->nhosts; h++)
+		qplab_facts_at(s->facts, si, (int)h)->time_ms[QPLAB_TIME_STEP] = took;
+	return rc;
+}

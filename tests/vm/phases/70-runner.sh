@@ -1,0 +1,57 @@
+# sets: smoke full
+# The runner's self-tests (qplab run on tests/lab/): a healthy scenario
+# passes and a wrong expectation fails with expected/observed per host;
+# syntax error, unknown key and duplicate key are refused with file:line
+# (exit 2); SIGINT in the middle of a scenario leaves no namespace, veth,
+# rxe device, rule or agent process.  Outputs under build/check-lab/.
+build=${QPLAB_BUILD:-$QPLAB_ROOT/build}
+Q=$build/qplab
+OUT=$build/check-lab
+LAB=$QPLAB_ROOT/tests/lab
+[ -x "$Q" ] || fail "$Q not built"
+rm -rf "$OUT" && mkdir -p "$OUT"
+cd "$QPLAB_ROOT"
+
+# 1. Bad files: exit 2, every message FILE:LINE.
+for f in bad-syntax unknown-key duplicate-key; do
+	rc=0
+	"$Q" run "$LAB/$f.json" --out "$OUT/$f" >"$OUT/$f.out" 2>"$OUT/$f.err" || rc=$?
+	[ $rc = 2 ] || fail "$f.json: exit $rc, want 2"
+	grep -q "^$LAB/$f.json:[0-9][0-9]*: " "$OUT/$f.err" || fail "$f.json: no FILE:LINE message: $(cat "$OUT/$f.err")"
+	note "$f.json refused: $(head -n 1 "$OUT/$f.err")"
+done
+
+# 2. One run, one topology (boots of topologies cost seconds under TCG):
+# healthy passes, the wrong expectation fails with expected/observed per
+# host, and the third scenario (interrupt.json, copied under a topic that
+# sorts last) is interrupted with SIGINT after its connect, while its
+# agents run.  Then nothing of the lab may be left.
+mkdir -p "$OUT/zz-selftest"
+cp "$LAB/interrupt.json" "$OUT/zz-selftest/interrupt.json"
+t0=${EPOCHREALTIME/[.,]/}
+QPLAB_RUN_TRACE=1 "$Q" run "$LAB/healthy.json" "$LAB/wrong-expectation.json" \
+	"$OUT/zz-selftest/interrupt.json" --out "$OUT/run" >"$OUT/run.tap" 2>"$OUT/run.err" &
+pid=$!
+connects() { [ "$(grep -c 'qplab run: connect ' "$OUT/run.err")" -ge 3 ]; }
+wait_until 90 connects || { kill -INT $pid; wait $pid; fail "the third scenario never connected: $(tail -n 5 "$OUT/run.err")"; }
+pgrep -f 'qplab agent' >/dev/null || fail "no agent running mid-scenario"
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+sed 's/^/  /' "$OUT/run.tap"
+[ $rc = 1 ] || fail "exit $rc, want 1"
+grep -q '^ok [0-9]* - lab/healthy$' "$OUT/run.tap" || fail "lab/healthy did not pass"
+grep -q '^not ok [0-9]* - lab/wrong-expectation$' "$OUT/run.tap" || fail "lab/wrong-expectation did not fail"
+grep -q '#   host a: code: expected ERR_REJECT_HANDSHAKE, observed OK' "$OUT/run.tap" ||
+	fail "no expected/observed line for host a"
+grep -q '#   host b: qp_states: expected all RESET, observed RTS,RTS' "$OUT/run.tap" ||
+	fail "no expected/observed line for host b"
+grep -q '^# interrupted' "$OUT/run.tap" || fail "the interrupted run did not say so"
+for f in results.json junit.xml; do [ -s "$OUT/run/$f" ] || fail "no $OUT/run/$f"; done
+"$PY" -c 'import json,sys; s=json.load(open(sys.argv[1]))["runs"][0]["summary"]; assert (s["pass"], s["fail"]) == (1, 1), s' \
+	"$OUT/run/results.json" || fail "results.json summary is not 1 pass, 1 fail"
+left=$( { ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o 'qlr[0-9]*-[a-z0-9]*' || true)
+[ -z "$left" ] || fail "left over after SIGINT: $left"
+! ip rule show | grep -q '10\.199\.' || fail "rules left over after SIGINT: $(ip rule show | grep '10\.199\.')"
+! pgrep -f 'qplab agent' >/dev/null || fail "agent processes left over after SIGINT: $(pgrep -af 'qplab agent')"
+note "run with SIGINT in scenario 3: $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms, nothing left"
