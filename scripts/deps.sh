@@ -17,7 +17,7 @@ PACKAGES=(
 	shellcheck
 	# the lab
 	qemu-system-x86 busybox-static kmod cpio xz-utils rdma-core ibverbs-utils
-	ibverbs-providers rdmacm-utils iproute2 iputils-ping procps
+	ibverbs-providers rdmacm-utils iproute2 iputils-ping procps perl-base python3-minimal
 	# bench
 	hyperfine
 	# lab-kernels.sh
