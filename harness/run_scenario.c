@@ -178,7 +178,8 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 		if (run_step(&s, (int)i, err, sizeof(err))) {
 			char msg[600];
 
-			snprintf(msg, sizeof(msg), "%s:%d: step %zu (%s): %s", p->file, p->steps[i].line, i + 1,
+			/* Precisions keep the message within msg whatever the parts. */
+			snprintf(msg, sizeof(msg), "%.200s:%d: step %zu (%.40s): %.300s", p->file, p->steps[i].line, i + 1,
 				 qplab_step_kind_name(p->steps[i].kind), err);
 			snprintf(err, sizeof(err), "%s", msg);
 			rc = -1;
@@ -190,7 +191,7 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 	trace("final facts", &tt);
 	if (rc) {
 		o->status = QPLAB_ERROR;
-		snprintf(o->reason, sizeof(o->reason), "%s", err);
+		snprintf(o->reason, sizeof(o->reason), "%.500s", err);
 	}
 	if (rc && c->keep) {
 		fprintf(stderr, "qplab run: --keep: topology %s left up (netns/topo down --name %s)\n",
