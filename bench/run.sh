@@ -5,3 +5,5 @@ set -eu -o pipefail
 build=${1:-build}
 echo "# bench/hs_load (about 40 s on an idle machine, bounded at 150 s)"
 timeout 150 "$build/bench/hs_load"
+echo "# bench/rdma.sh (in the lab VM: connect-to-ready, N endpoints, modify_qp per transition, cmtime)"
+bench/rdma.sh "$build"
