@@ -148,7 +148,7 @@ sanitize: deps-check
 
 valgrind: deps-check
 	CK_FORK=no QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-20} $(MAKE) unit \
-	  TEST_PREFIX="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect"
+	  TEST_PREFIX="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect"
 
 # libFuzzer targets: fuzz/NAME.c each becomes build/fuzz/NAME.
 FUZZ_CC := clang
