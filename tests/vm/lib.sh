@@ -58,6 +58,7 @@ pp() {
 	${H_EXEC[c]} timeout $((${4:-20} * m)) ibv_rc_pingpong -d "${H_RXE[c]}" -g "$gc" -n 10 -p "$port" "${H_ADDR4[s]}" >/tmp/pp-c.$port 2>&1 || rc=$?
 	kill "$spid" 2>/dev/null || true
 	wait "$spid" 2>/dev/null || true
+	# shellcheck disable=SC2034 # read by the phases that call pp
 	PP_OUT=$(cat /tmp/pp-c.$port /tmp/pp-s.$port)
 	rm -f /tmp/pp-c.$port /tmp/pp-s.$port
 	return $rc

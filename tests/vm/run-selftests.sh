@@ -12,6 +12,7 @@
 # wall time; exits non-zero on any failure. With CI=true a lab kernel
 # that should be cached and is not is a failure, not a skip.
 set -eu -o pipefail
+# shellcheck disable=SC2034 # read by the messages in netns/lib.sh
 PROG=run-selftests
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 export QPLAB_ROOT=$ROOT

@@ -1,4 +1,5 @@
 # sets: full
+# shellcheck shell=bash disable=SC2154 # sourced by in-vm.sh after netns/lib.sh and tests/vm/lib.sh
 # Every fault hook cuts the RoCE path (ibv_rc_pingpong) and the TCP path
 # (a socket bound to the host's lab address) the same way in both modes.
 picked=$("$QPLAB_ROOT/netns/probe")

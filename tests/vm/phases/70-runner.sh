@@ -1,4 +1,5 @@
 # sets: smoke full
+# shellcheck shell=bash disable=SC2154 # sourced by in-vm.sh after netns/lib.sh and tests/vm/lib.sh
 # The runner's self-tests (qplab run on tests/lab/): a healthy scenario
 # passes and a wrong expectation fails with expected/observed per host;
 # syntax error, unknown key and duplicate key are refused with file:line
@@ -10,7 +11,7 @@ OUT=$build/check-lab
 LAB=$QPLAB_ROOT/tests/lab
 [ -x "$Q" ] || fail "$Q not built"
 rm -rf "$OUT" && mkdir -p "$OUT"
-cd "$QPLAB_ROOT"
+cd "$QPLAB_ROOT" || fail "cannot cd to $QPLAB_ROOT"
 
 # 1. Bad files: exit 2, every message FILE:LINE.
 for f in bad-syntax unknown-key duplicate-key; do
