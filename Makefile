@@ -118,9 +118,10 @@ HARNESS_LIBOBJ := $(filter-out $(BUILD)/obj/harness/main.o,$(HARNESS_OBJ))
 $(BUILD)/tests/unit: $(UNIT_OBJ) $(HARNESS_LIBOBJ) $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(REAL_LDFLAGS) -o $@ $(UNIT_OBJ) $(HARNESS_LIBOBJ) $(LIBS_ALL) $(CHECK_LIBS)
-$(BUILD)/tests/rdma: $(RDMA_OBJ) $(STATIC_LIB)
+# The rdma runner shares the deadline and error-hit helpers of the unit runner.
+$(BUILD)/tests/rdma: $(RDMA_OBJ) $(BUILD)/obj/tests/unit/unit_common.o $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(REAL_LDFLAGS) -o $@ $(RDMA_OBJ) $(LIBS_ALL) $(CHECK_LIBS)
+	$(CC) $(REAL_LDFLAGS) -o $@ $(RDMA_OBJ) $(BUILD)/obj/tests/unit/unit_common.o $(LIBS_ALL) $(CHECK_LIBS)
 
 deps-check:
 	@scripts/deps.sh --ensure

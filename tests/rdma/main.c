@@ -17,14 +17,6 @@ static const struct {
 #include "rdma_suites.h"
 };
 
-double unit_timeout(double seconds)
-{
-	const char *m = getenv("QPLAB_TIME_MULTIPLIER");
-	double mult = m ? atof(m) : 1.0;
-
-	return seconds * (mult > 0 ? mult : 1.0);
-}
-
 int rdma_ms(int ms)
 {
 	return (int)unit_timeout(ms);
@@ -63,12 +55,9 @@ TCase *unit_tcase(Suite *s, const char *name, double seconds)
 
 TCase *rdma_smoke_tcase(Suite *s, const char *name, double seconds)
 {
-	TCase *tc = tcase_create(name);
+	TCase *tc = unit_tcase(s, name, seconds);
 
 	tcase_set_tags(tc, "smoke");
-	tcase_add_checked_fixture(tc, timing_start, timing_end);
-	tcase_set_timeout(tc, unit_timeout(seconds));
-	suite_add_tcase(s, tc);
 	return tc;
 }
 
@@ -77,17 +66,6 @@ int rdma_smoke(void)
 	const char *s = getenv("QPLAB_RDMA_SMOKE");
 
 	return s && strcmp(s, "0");
-}
-
-void unit_hit(int code)
-{
-	const char *path = getenv("QPLAB_UNIT_HITS");
-	FILE *f;
-
-	if (!path || !(f = fopen(path, "a")))
-		return;
-	fprintf(f, "%s\n", qphs_errname(code));
-	fclose(f);
 }
 
 /* Runs topo-shared.sh up and exports what it printed. */

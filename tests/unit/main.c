@@ -15,14 +15,6 @@ static const struct {
 #include "unit_suites.h"
 };
 
-double unit_timeout(double seconds)
-{
-	const char *m = getenv("QPLAB_TIME_MULTIPLIER");
-	double mult = m ? atof(m) : 1.0;
-
-	return seconds * (mult > 0 ? mult : 1.0);
-}
-
 TCase *unit_tcase(Suite *s, const char *name, double seconds)
 {
 	TCase *tc = tcase_create(name);
@@ -30,20 +22,6 @@ TCase *unit_tcase(Suite *s, const char *name, double seconds)
 	tcase_set_timeout(tc, unit_timeout(seconds));
 	suite_add_tcase(s, tc);
 	return tc;
-}
-
-void unit_hit(int code)
-{
-	const char *path = getenv("QPLAB_UNIT_HITS");
-	FILE *f;
-
-	if (!path)
-		return;
-	f = fopen(path, "a");
-	if (!f)
-		return;
-	fprintf(f, "%s\n", qphs_errname(code));
-	fclose(f);
 }
 
 /* Prints which named errors of the table the suites produced, and which
