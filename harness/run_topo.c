@@ -34,8 +34,14 @@ int run_capture(char *const argv[], char **out)
 	for (;;) {
 		ssize_t n;
 
-		if (len + 1 >= cap)
-			buf = realloc(buf, cap *= 2);
+		if (len + 1 >= cap) {
+			char *bigger = realloc(buf, cap * 2);
+
+			if (!bigger)
+				break; /* keep what was read; the caller parses it */
+			buf = bigger;
+			cap *= 2;
+		}
 		n = read(fds[0], buf + len, cap - len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
