@@ -13,6 +13,16 @@
 #include "qphs.h"
 
 #define AGENT_PROTO_VERSION 1
+#define AGENT_MAX_PEERS 16
+#define AGENT_MAX_SET_QPS 64
+
+/* One peer's QP numbers: the set in use and the one before the last
+ * reconnect (for stale ready-ACKs, agent_stale.c). */
+struct agent_qpset {
+	char peer[300];
+	int n, nprev;
+	uint32_t cur[AGENT_MAX_SET_QPS], prev[AGENT_MAX_SET_QPS];
+};
 
 struct agent {
 	const char *host, *device, *listen;
@@ -32,6 +42,8 @@ struct agent {
 	char last_sent[512], last_recv[512];
 	long t_handshake, t_ready_ack, t_total; /* -1 = did not happen */
 	unsigned long connects;
+	struct agent_qpset sets[AGENT_MAX_PEERS];
+	int nsets;
 };
 
 /* Applies the --config JSON ({"agent": {...}, "fault": {...}}) to a.
@@ -41,6 +53,17 @@ int agent_apply_config(struct agent *a, const char *json, char *err, size_t errl
 /* Serves one request object; returns the reply (new reference).  Sets
  * *quit for `exit`. */
 json_object *agent_serve(struct agent *a, json_object *req, int *quit);
+
+/* Records a request's outcome as the host's `last` (code, error; reply_msg
+ * and timings from ep when given). */
+void agent_remember(struct agent *a, int rc, const char *text, struct qphs_endpoint *ep);
+
+/* `raw_frame` (agent_frame.c); kind "stale_ack" goes to agent_op_stale_ack
+ * (agent_stale.c). */
+json_object *agent_op_raw_frame(struct agent *a, json_object *id, json_object *req);
+json_object *agent_op_stale_ack(struct agent *a, json_object *id, json_object *req);
+/* Notes each connected endpoint's QP numbers (current and previous set). */
+void agent_track_qpsets(struct agent *a);
 
 /* The `report` reply (agent_report.c). */
 json_object *agent_report(struct agent *a, json_object *id);

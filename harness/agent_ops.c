@@ -53,7 +53,7 @@ static int64_t int_arg(json_object *req, const char *key, int64_t dflt)
 	return json_object_get_int64(v);
 }
 
-static void remember(struct agent *a, int rc, const char *text, struct qphs_endpoint *ep)
+void agent_remember(struct agent *a, int rc, const char *text, struct qphs_endpoint *ep)
 {
 	snprintf(a->last_code, sizeof(a->last_code), "%s", rc ? qphs_errname(rc) : "OK");
 	snprintf(a->last_error, sizeof(a->last_error), "%s", text ? text : "");
@@ -101,7 +101,7 @@ static json_object *op_connect(struct agent *a, json_object *id, json_object *re
 	a->t_total = (long)(now_ms() - t0 + 0.5);
 	a->connects++;
 	a->t_handshake = a->t_ready_ack = -1;
-	remember(a, rc, rc ? (ep ? qphs_endpoint_errstr(ep) : qphs_strerror(rc)) : "", ep);
+	agent_remember(a, rc, rc ? (ep ? qphs_endpoint_errstr(ep) : qphs_strerror(rc)) : "", ep);
 	o = agent_reply(id, "connect", 1, rc, a->last_error);
 	json_object_object_add(o, "reply_msg_sent", json_object_new_string(a->last_sent));
 	json_object_object_add(o, "reply_msg_received", json_object_new_string(a->last_recv));
@@ -120,6 +120,7 @@ static json_object *op_connect(struct agent *a, json_object *id, json_object *re
 		free(info);
 	}
 	qphs_endpoint_put(ep);
+	agent_track_qpsets(a);
 	return o;
 }
 
@@ -155,7 +156,7 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 		     : strcmp(res.read_status, "IBV_WC_SUCCESS") ? wc_word(res.read_status)
 								 : "IBV_WC_SUCCESS";
 	}
-	remember(a, rc, rc ? res.text : "", NULL);
+	agent_remember(a, rc, rc ? res.text : "", NULL);
 	o = agent_reply(id, "datapath", 1, rc, a->last_error);
 	json_object_object_add(o, "datapath", json_object_new_string(word));
 	json_object_object_add(o, "wc_status", json_object_new_string(wc));
@@ -175,7 +176,7 @@ static json_object *op_disconnect(struct agent *a, json_object *id, json_object 
 				   "disconnect: \"peer\" missing");
 	ep = qphs_context_endpoint(a->ctx, peer);
 	rc = ep ? qphs_endpoint_disconnect(ep) : QPHS_ERR_ENDPOINT;
-	remember(a, rc, rc ? (ep ? qphs_endpoint_errstr(ep) : "no endpoint for that peer") : "", NULL);
+	agent_remember(a, rc, rc ? (ep ? qphs_endpoint_errstr(ep) : "no endpoint for that peer") : "", NULL);
 	qphs_endpoint_put(ep);
 	return agent_reply(id, "disconnect", 1, rc, a->last_error);
 }
@@ -221,6 +222,8 @@ json_object *agent_serve(struct agent *a, json_object *req, int *quit)
 		return op_disconnect(a, id, req);
 	if (!strcmp(op, "probe"))
 		return op_probe(a, id, req);
+	if (!strcmp(op, "raw_frame"))
+		return agent_op_raw_frame(a, id, req);
 	if (!strcmp(op, "exit")) {
 		*quit = 1;
 		return agent_reply(id, "exit", 1, 0, "");

@@ -82,6 +82,22 @@ static json_object *last_json(const struct agent *a)
 	return l;
 }
 
+/* The daemon's last refusal and how many there were; null when none. */
+static json_object *refusal_json(const struct agent *a)
+{
+	struct qphs_daemon_refusal r;
+	json_object *o;
+
+	qphs_daemon_last_refusal(a->d, &r);
+	if (!r.count)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "code", json_object_new_string(qphs_errname(r.code)));
+	json_object_object_add(o, "text", json_object_new_string(r.text));
+	json_object_object_add(o, "count", json_object_new_int64((int64_t)r.count));
+	return o;
+}
+
 static json_object *daemon_json(const struct agent *a)
 {
 	struct qphs_daemon_stats st;
@@ -96,6 +112,7 @@ static json_object *daemon_json(const struct agent *a)
 	json_object_object_add(d, "rejected", json_object_new_int64((int64_t)st.rejected_body));
 	json_object_object_add(d, "bad_frames", json_object_new_int64((int64_t)bad));
 	json_object_object_add(d, "open_connections", json_object_new_int64((int64_t)st.open_connections));
+	json_object_object_add(d, "last_refusal", refusal_json(a));
 	return d;
 }
 
@@ -104,6 +121,7 @@ json_object *agent_report(struct agent *a, json_object *id)
 	json_object *o = agent_reply(id, "report", 1, 0, ""), *t = json_object_new_object(), *c;
 	unsigned long retired = 0;
 
+	agent_track_qpsets(a);
 	endpoints(a, o, &retired);
 	json_object_object_add(o, "last", last_json(a));
 	json_object_object_add(t, "handshake", agent_ms(a->t_handshake));
