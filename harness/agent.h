@@ -35,7 +35,9 @@ struct agent {
 	char fault_name[32];           /* "" = none; for the ready line */
 	struct qphs_daemon *d;
 	struct qphs_rdma *r;
-	struct qphs_context *ctx;      /* borrowed from r */
+	struct qphs_context *ctx;      /* borrowed from r; NULL after a context error */
+	int ctx_code;                  /* 0, or why there is no context (config, device) */
+	char ctx_error[700];
 	/* The last connect/datapath/disconnect: what report's "last" says. */
 	char last_code[48];
 	char last_error[700];

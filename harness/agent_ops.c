@@ -212,6 +212,12 @@ json_object *agent_serve(struct agent *a, json_object *req, int *quit)
 		return agent_reply(NULL, op, 0, QPHS_ERR_INVALID_ARGUMENT, "request: integer \"id\" missing");
 	if (!op)
 		return agent_reply(id, NULL, 0, QPHS_ERR_INVALID_ARGUMENT, "request: \"op\" missing");
+	if (!a->ctx && (!strcmp(op, "connect") || !strcmp(op, "datapath") ||
+			!strcmp(op, "disconnect"))) {
+		/* No context: every device request fails the way opening it did. */
+		agent_remember(a, a->ctx_code, a->ctx_error, NULL);
+		return agent_reply(id, op, 1, a->ctx_code, a->ctx_error);
+	}
 	if (!strcmp(op, "connect"))
 		return op_connect(a, id, req);
 	if (!strcmp(op, "report"))

@@ -3,6 +3,7 @@
  * outcome, timings, daemon and library counters. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agent.h"
 
@@ -44,9 +45,11 @@ static void endpoints(struct agent *a, json_object *o, unsigned long *retired)
 	struct qphs_endpoint_info *in = calloc(1, sizeof(*in));
 	struct qphs_context_info ci;
 	json_object *list = json_object_new_array(), *dev = json_object_new_array();
-	int n = qphs_context_endpoints(a->ctx, eps, MAX_EPS);
+	int n = a->ctx ? qphs_context_endpoints(a->ctx, eps, MAX_EPS) : 0;
 
-	qphs_context_info(a->ctx, &ci);
+	memset(&ci, 0, sizeof(ci));
+	if (a->ctx)
+		qphs_context_info(a->ctx, &ci);
 	if (n > MAX_EPS)
 		n = MAX_EPS;
 	for (int k = n - 1; k >= 0; k--) {

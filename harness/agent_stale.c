@@ -139,6 +139,8 @@ json_object *agent_op_stale_ack(struct agent *a, json_object *id, json_object *r
 	if (!peer)
 		return agent_reply(id, "raw_frame", 0, QPHS_ERR_INVALID_ARGUMENT,
 				   "raw_frame stale_ack: \"peer\" (a nic path) missing");
+	if (!a->ctx)
+		return agent_reply(id, "raw_frame", 1, a->ctx_code, a->ctx_error);
 	agent_track_qpsets(a);
 	for (int i = 0; i < a->nsets; i++)
 		if (!strcmp(a->sets[i].peer, peer))
