@@ -112,7 +112,9 @@ static int send_ack(struct agent *a, const char *peer, const char *json, size_t 
 	cfg.reply_timeout_ms = ms;
 	server_of(peer, server, sizeof(server));
 	memset(&res, 0, sizeof(res));
-	rc = qphs_client_request(&cfg, server, QPHS_HS_CONNECTION, json, len, &res);
+	rc = qphs_client_request(&cfg, server,
+				 cfg.old_protocol ? QPHS_HS_OLD_PROTOCOL : QPHS_HS_CONNECTION, json, len,
+				 &res);
 	snprintf(err, errlen, "%s", res.errstr);
 	if (res.reply && qphs__hs_desc_parse(res.reply, res.reply_len, &reply, NULL, 0) == 0) {
 		snprintf(recv, recvlen, "%s", reply.reply_msg);

@@ -82,7 +82,9 @@ int qphs__hs_send(struct qphs_context *ctx, const char *server,
 	if ((rc = qphs__hs_desc_encode(d, &json, &len)))
 		return rc;
 	memset(&res, 0, sizeof(res));
-	rc = qphs_client_request(ctx->cfg, server, QPHS_HS_CONNECTION, json, len, &res);
+	rc = qphs_client_request(ctx->cfg, server,
+				 ctx->cfg->old_protocol ? QPHS_HS_OLD_PROTOCOL : QPHS_HS_CONNECTION,
+				 json, len, &res);
 	free(json);
 	snprintf(errtxt, errlen, "%s", res.errstr);
 	if (rc && rc != QPHS_ERR_REJECT_HANDSHAKE) {
