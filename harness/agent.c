@@ -250,7 +250,9 @@ int cmd_agent(int argc, char **argv)
 		return rc < 0 ? QPLAB_EXIT_OK : rc;
 	qplab_log_to_stderr(verbose);
 	snprintf(a.last_code, sizeof(a.last_code), "OK");
-	a.t_handshake = a.t_ready_ack = a.t_total = -1;
+	a.t_handshake = a.t_ready_ack = a.t_total = a.t_tcp = -1;
+	for (int i = 0; i < QPHS_TR_COUNT; i++)
+		a.t_tr[i] = -1;
 	/* An invalid MC_* value is the host's context error (the library
 	 * refuses the configuration: no device is opened); cfg keeps the
 	 * defaults, with which the daemon still runs. */

@@ -42,7 +42,9 @@ struct agent {
 	char last_code[48];
 	char last_error[700];
 	char last_sent[512], last_recv[512];
-	long t_handshake, t_ready_ack, t_total; /* -1 = did not happen */
+	/* ms, -1 = did not happen: the Connection round trip, the ACK round
+	 * trip, the qphs_connect call, its TCP connect, each transition. */
+	long t_handshake, t_ready_ack, t_total, t_tcp, t_tr[QPHS_TR_COUNT];
 	unsigned long connects;
 	struct agent_qpset sets[AGENT_MAX_PEERS];
 	int nsets;
@@ -72,6 +74,9 @@ json_object *agent_report(struct agent *a, json_object *id);
 
 /* Reply skeleton: {"v":1,"type":"reply","id":ID,"op":OP,"ok","code","error"}. */
 json_object *agent_reply(json_object *id, const char *op, int ok, int code, const char *error);
+
+/* The TIMINGS of the last connect as {"tcp_connect": ms|null, ...}. */
+json_object *agent_times(const struct agent *a);
 
 /* Milliseconds as a JSON int, or null for < 0. */
 json_object *agent_ms(double ms);

@@ -21,6 +21,20 @@ json_object *agent_ms(double ms)
 	return ms < 0 ? NULL : json_object_new_int64((int64_t)(ms + 0.5));
 }
 
+json_object *agent_times(const struct agent *a)
+{
+	static const char *const tr[QPHS_TR_COUNT] = {"reset", "init", "rtr", "rts"};
+	json_object *t = json_object_new_object();
+
+	json_object_object_add(t, "tcp_connect", agent_ms(a->t_tcp));
+	json_object_object_add(t, "handshake", agent_ms(a->t_handshake));
+	for (int i = 0; i < QPHS_TR_COUNT; i++)
+		json_object_object_add(t, tr[i], agent_ms(a->t_tr[i]));
+	json_object_object_add(t, "ready_ack", agent_ms(a->t_ready_ack));
+	json_object_object_add(t, "total", agent_ms(a->t_total));
+	return t;
+}
+
 json_object *agent_reply(json_object *id, const char *op, int ok, int code, const char *error)
 {
 	json_object *o = json_object_new_object();
@@ -66,6 +80,11 @@ void agent_remember(struct agent *a, int rc, const char *text, struct qphs_endpo
 			snprintf(a->last_recv, sizeof(a->last_recv), "%s", info->reply_msg_received);
 			a->t_handshake = (long)(info->rpc_ms + 0.5);
 			a->t_ready_ack = info->peer_ready_ack ? (long)(info->ack_ms + 0.5) : -1;
+			a->t_tcp = info->tcp_connect_ms < 0 ? -1 : (long)(info->tcp_connect_ms + 0.5);
+			for (int i = 0; i < QPHS_TR_COUNT; i++)
+				a->t_tr[i] = info->transition_ms[i] < 0
+						     ? -1
+						     : (long)(info->transition_ms[i] + 0.5);
 		}
 		free(info);
 	}
@@ -88,7 +107,7 @@ static json_object *op_connect(struct agent *a, json_object *id, json_object *re
 	const char *peer = str_arg(req, "peer");
 	int64_t at = int_arg(req, "at_realtime_ns", -1), late = 0;
 	struct qphs_endpoint *ep = NULL;
-	json_object *o, *t;
+	json_object *o;
 	double t0;
 	int rc;
 
@@ -100,16 +119,14 @@ static json_object *op_connect(struct agent *a, json_object *id, json_object *re
 	rc = qphs_connect(a->ctx, peer, &ep);
 	a->t_total = (long)(now_ms() - t0 + 0.5);
 	a->connects++;
-	a->t_handshake = a->t_ready_ack = -1;
+	a->t_handshake = a->t_ready_ack = a->t_tcp = -1;
+	for (int i = 0; i < QPHS_TR_COUNT; i++)
+		a->t_tr[i] = -1;
 	agent_remember(a, rc, rc ? (ep ? qphs_endpoint_errstr(ep) : qphs_strerror(rc)) : "", ep);
 	o = agent_reply(id, "connect", 1, rc, a->last_error);
 	json_object_object_add(o, "reply_msg_sent", json_object_new_string(a->last_sent));
 	json_object_object_add(o, "reply_msg_received", json_object_new_string(a->last_recv));
-	t = json_object_new_object();
-	json_object_object_add(t, "handshake", agent_ms(a->t_handshake));
-	json_object_object_add(t, "ready_ack", agent_ms(a->t_ready_ack));
-	json_object_object_add(t, "total", agent_ms(a->t_total));
-	json_object_object_add(o, "time_ms", t);
+	json_object_object_add(o, "time_ms", agent_times(a));
 	json_object_object_add(o, "late_ns", json_object_new_int64(late));
 	if (ep) {
 		struct qphs_endpoint_info *info = calloc(1, sizeof(*info));

@@ -121,16 +121,13 @@ static json_object *daemon_json(const struct agent *a)
 
 json_object *agent_report(struct agent *a, json_object *id)
 {
-	json_object *o = agent_reply(id, "report", 1, 0, ""), *t = json_object_new_object(), *c;
+	json_object *o = agent_reply(id, "report", 1, 0, ""), *c;
 	unsigned long retired = 0;
 
 	agent_track_qpsets(a);
 	endpoints(a, o, &retired);
 	json_object_object_add(o, "last", last_json(a));
-	json_object_object_add(t, "handshake", agent_ms(a->t_handshake));
-	json_object_object_add(t, "ready_ack", agent_ms(a->t_ready_ack));
-	json_object_object_add(t, "total", agent_ms(a->t_total));
-	json_object_object_add(o, "time_ms", t);
+	json_object_object_add(o, "time_ms", agent_times(a));
 	json_object_object_add(o, "daemon", daemon_json(a));
 	c = json_object_new_object();
 	json_object_object_add(c, "connects", json_object_new_int64((int64_t)a->connects));

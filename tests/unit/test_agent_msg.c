@@ -167,7 +167,9 @@ START_TEST(agent_doc_report_example_maps_to_facts)
 	ck_assert_str_eq(f.code, "OK");
 	ck_assert_str_eq(f.reply_received, "");
 	ck_assert_int_eq(f.time_ms[QPLAB_TIME_READY_ACK], 1);
-	ck_assert_int_eq(f.time_ms[QPLAB_TIME_RTR], -1); /* the agent does not time transitions */
+	ck_assert_int_eq(f.time_ms[QPLAB_TIME_RTR], 2);
+	ck_assert_int_eq(f.time_ms[QPLAB_TIME_TCP_CONNECT], 0); /* 0 ms is a value */
+	ck_assert_int_eq(f.time_ms[QPLAB_TIME_RESET], -1); /* null: skipped, did not happen */
 	ck_assert_int_eq(f.time_ms[QPLAB_TIME_STEP], -1); /* the runner's, not the agent's */
 	qplab_facts_free(&f);
 }
