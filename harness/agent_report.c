@@ -77,10 +77,14 @@ static void endpoints(struct agent *a, json_object *o, unsigned long *retired)
 static json_object *last_json(const struct agent *a)
 {
 	json_object *l = json_object_new_object();
+	char sent[512];
 
+	/* What this host sent is a passive answer: the library's last one. */
+	if (!qphs_rdma_last_rejection(a->r, sent, sizeof(sent)))
+		snprintf(sent, sizeof(sent), "%s", a->last_sent);
 	json_object_object_add(l, "code", json_object_new_string(a->last_code));
 	json_object_object_add(l, "error", json_object_new_string(a->last_error));
-	json_object_object_add(l, "reply_msg_sent", json_object_new_string(a->last_sent));
+	json_object_object_add(l, "reply_msg_sent", json_object_new_string(sent));
 	json_object_object_add(l, "reply_msg_received", json_object_new_string(a->last_recv));
 	return l;
 }

@@ -241,6 +241,7 @@ struct qplab_step {
 	int from, to;                /* connect, disconnect, datapath, raw_frame (to) */
 	int peer;                    /* blackhole, unblackhole */
 	char to_address[16];         /* connect: "unowned", "unroutable", "closed_port" */
+	char to_device[64];          /* connect: ask `to` for this device ("" = its own) */
 	int hosts[2];                /* connect_both */
 	int rounds;                  /* connect_both, >= 1 */
 	int barrier_ms;              /* connect_both: lead time of the barrier */
