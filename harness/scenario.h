@@ -118,6 +118,7 @@ struct qplab_host {
 	int line;
 	int mtu;                   /* netdev MTU; -1 = the link's or 1500 */
 	bool ipv6;                 /* handshake and GIDs over IPv6 */
+	char addresses[12];        /* "" (= "default"), "ipv6_only" or "none" */
 	struct qplab_env *env;
 	size_t nenv;
 	struct qplab_agent_opts agent;
