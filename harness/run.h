@@ -41,6 +41,7 @@ struct run_host {
 	char addr6[64];            /* "" when it has no global IPv6 */
 	char rxe[64];
 	char ifname[64];
+	char unowned4[64];         /* the lab's unowned address (advertise gid "unowned") */
 };
 
 struct run_topo {
