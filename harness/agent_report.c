@@ -54,6 +54,7 @@ static void endpoints(struct agent *a, json_object *o, unsigned long *retired)
 		n = MAX_EPS;
 	for (int k = n - 1; k >= 0; k--) {
 		if (in && qphs_endpoint_info(eps[k], in) == 0) {
+			agent_track_endpoint(a, in);
 			if (in->status < QPHS_EP_DESTROYING)
 				json_object_array_add(list, endpoint_json(in, ci.gid_reason));
 			else
@@ -128,7 +129,6 @@ json_object *agent_report(struct agent *a, json_object *id)
 	json_object *o = agent_reply(id, "report", 1, 0, ""), *c;
 	unsigned long retired = 0;
 
-	agent_track_qpsets(a);
 	endpoints(a, o, &retired);
 	json_object_object_add(o, "last", last_json(a));
 	json_object_object_add(o, "time_ms", agent_times(a));
