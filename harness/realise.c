@@ -76,12 +76,10 @@ const char *qplab_plan_skip_reason(const struct qplab_plan *p, const char *const
 			return buf;
 		}
 		/* Shared mode routes each pair by IPv4 source: a host without
-		 * IPv4 needs namespaces of its own. */
-		if (p->hosts[h].addresses[0] &&
-		    (!has(caps, "rxe_netns") || (!strcmp(p->hosts[h].addresses, "ipv6_only") && !has(caps, "ipv6")))) {
-			snprintf(buf, len, "host %s: addresses \"%s\" needs the netns topology%s", p->hosts[h].name,
-				 p->hosts[h].addresses,
-				 strcmp(p->hosts[h].addresses, "ipv6_only") ? "" : " and IPv6");
+		 * IPv4 needs namespaces of its own (netns/topo --addrs). */
+		if (p->hosts[h].addresses[0] && !has(caps, "rxe_netns")) {
+			snprintf(buf, len, "host %s: addresses \"%s\" needs the netns topology", p->hosts[h].name,
+				 p->hosts[h].addresses);
 			return buf;
 		}
 	}

@@ -54,8 +54,9 @@ static const struct {
 } skips[] = {
 	{"\"a\": {}, \"b\": { \"addresses\": \"none\" }", (const char *const[]){"ipv6", NULL},
 	 "host b: addresses \"none\" needs the netns topology"},
-	{"\"a\": {}, \"b\": { \"addresses\": \"ipv6_only\" }", (const char *const[]){"rxe_netns", NULL},
-	 "host b: addresses \"ipv6_only\" needs the netns topology and IPv6"},
+	{"\"a\": {}, \"b\": { \"addresses\": \"ipv6_only\" }", (const char *const[]){"netem", NULL},
+	 "host b: addresses \"ipv6_only\" needs the netns topology"},
+	{"\"a\": {}, \"b\": { \"addresses\": \"ipv6_only\" }", (const char *const[]){"rxe_netns", NULL}, NULL},
 	{"\"a\": {}, \"b\": { \"addresses\": \"none\" }", (const char *const[]){"rxe_netns", NULL}, NULL},
 };
 
