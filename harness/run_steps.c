@@ -31,20 +31,32 @@ static int into_facts(struct run_state *s, int h, int step, const char *peer,
 	return rc ? -1 : 0;
 }
 
+/* Every request goes out before the first reply is read: the agents
+ * answer at once, so a collection costs one round trip, not one per host. */
 int run_collect(struct run_state *s, int step, int peer_of[QPLAB_MAX_HOSTS], char *err,
 		size_t errlen)
 {
+	int ids[QPLAB_MAX_HOSTS];
+
 	for (size_t h = 0; h < s->p->nhosts; h++) {
 		struct run_agent *ag = &s->ag[h];
-		struct qplab_agent_msg m;
-		int id = ag->next_id++;
 
+		ids[h] = -1;
 		if (!ag->pid)
 			continue;
-		if (run_agent_call(ag, id, qplab_agent_req_report(id), scaled(-1, DL_REPORT), &m, err,
-				   errlen))
+		ids[h] = ag->next_id++;
+		if (run_agent_send(ag, qplab_agent_req_report(ids[h]))) {
+			snprintf(err, errlen, "agent %s: cannot write its request", ag->name);
 			return -1;
-		if (into_facts(s, (int)h, step, path_of(s, peer_of[h]), &m, err, errlen))
+		}
+	}
+	for (size_t h = 0; h < s->p->nhosts; h++) {
+		struct qplab_agent_msg m;
+
+		if (ids[h] < 0)
+			continue;
+		if (run_agent_wait(&s->ag[h], ids[h], scaled(-1, DL_REPORT), &m, err, errlen) ||
+		    into_facts(s, (int)h, step, path_of(s, peer_of[h]), &m, err, errlen))
 			return -1;
 	}
 	return 0;
