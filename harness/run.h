@@ -113,6 +113,7 @@ struct run_ctx {
 	const char *log_dir;       /* agents' stderr */
 	const char *const *caps;
 	int seq;                   /* topology ID counter */
+	int built;                 /* topologies built by this run */
 	bool keep;                 /* --keep */
 	bool last;                 /* the run's last scenario: nothing reuses its topology */
 	/* The topology is kept for the next scenario when that one asks for
@@ -132,7 +133,14 @@ int run_ctx_finish(struct run_ctx *c);
 
 /* Where a scenario's time goes besides its steps (results.json
  * "overhead"). */
-enum run_phase { RUN_PHASE_TOPO, RUN_PHASE_AGENTS, RUN_PHASE_FACTS, RUN_PHASE_TEARDOWN, RUN_PHASE_COUNT };
+enum run_phase {
+	RUN_PHASE_TOPO,            /* topo up (when not reused) and the links' netem */
+	RUN_PHASE_AGENTS,          /* agents started until every one is ready */
+	RUN_PHASE_FACTS,           /* final report and probe */
+	RUN_PHASE_TEARDOWN,        /* agents stopped, QPs counted, topology reset */
+	RUN_PHASE_TOPO_DOWN,       /* topo down and the leftover count (when not reused) */
+	RUN_PHASE_COUNT
+};
 
 struct run_outcome {
 	int status;                /* enum qplab_status */
@@ -159,6 +167,13 @@ struct run_state {
 	const char *log_dir;
 };
 int run_step(struct run_state *s, int si, char *err, size_t errlen);
+/* connect_both (run_both.c): the rounds, then every live agent's report
+ * into the step's facts. */
+int run_connect_both(struct run_state *s, int si, const struct qplab_step *st, char *err, size_t errlen);
+/* Its schedule: slots per round for n listed hosts, and host i's partner
+ * in a slot (an index into the list, or -1: no connect in that slot). */
+int run_both_slots(int n);
+int run_both_partner(int i, int slot, int n);
 /* Reports of every live agent into facts of step (-1 = final). */
 int run_collect(struct run_state *s, int step, int peer_of[QPLAB_MAX_HOSTS], char *err, size_t errlen);
 

@@ -112,7 +112,10 @@ static void teardown(struct run_ctx *c, struct run_state *s, bool keep_topo, boo
 		memset(&c->topo, 0, sizeof(c->topo));
 		c->sig[0] = '\0';
 	} else if (!keep_topo || run_topo_reset(&c->topo, s->p)) {
+		double t1 = run_now_ms();
+
 		left = run_ctx_finish(c);
+		o->phase_ms[RUN_PHASE_TOPO_DOWN] = run_now_ms() - t1;
 	}
 	for (size_t h = 0; h < s->p->nhosts; h++) {
 		struct qplab_facts *f = qplab_facts_at(s->facts, -1, (int)h);
@@ -144,6 +147,7 @@ static int topology(struct run_ctx *c, const struct qplab_plan *p, char *err, si
 		if (c->topo.up)
 			run_ctx_finish(c);
 		snprintf(id, sizeof(id), "r%d", c->seq++ % 1000);
+		c->built++;
 		if (run_topo_up(p, id, c->mode, &c->topo, err, errlen))
 			return -1;
 		snprintf(c->sig, sizeof(c->sig), "%s", sig);
@@ -227,5 +231,6 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 	kept = c->keep && c->topo.up && (rc || c->last);
 	teardown(c, &s, !rc && !qplab_run_interrupted && !c->last, kept, o);
 	trace_ms("teardown", &tt, &o->phase_ms[RUN_PHASE_TEARDOWN]);
+	o->phase_ms[RUN_PHASE_TEARDOWN] -= o->phase_ms[RUN_PHASE_TOPO_DOWN];
 	o->elapsed_s = (run_now_ms() - t0) / 1000.0;
 }

@@ -105,36 +105,6 @@ static int connect_step(struct run_state *s, int si, const struct qplab_step *st
 		   errlen);
 }
 
-/* Both sides at one CLOCK_REALTIME barrier: requests first, replies after. */
-static int connect_both(struct run_state *s, int si, const struct qplab_step *st, char *err,
-			size_t errlen)
-{
-	int a = st->hosts[0], b = st->hosts[1], dl = scaled(st->deadline_ms, DL_CONNECT);
-
-	for (int r = 0; r < (st->rounds > 0 ? st->rounds : 1); r++) {
-		struct timespec now;
-		int ida = s->ag[a].next_id++, idb = s->ag[b].next_id++;
-		struct qplab_agent_msg ma, mb;
-		int64_t at;
-
-		clock_gettime(CLOCK_REALTIME, &now);
-		at = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec +
-		     (int64_t)scaled(st->barrier_ms > 0 ? st->barrier_ms : 200, 200) * 1000000;
-		if (run_agent_send(&s->ag[a], qplab_agent_req_connect(ida, path_of(s, b), at, dl)) ||
-		    run_agent_send(&s->ag[b], qplab_agent_req_connect(idb, path_of(s, a), at, dl))) {
-			snprintf(err, errlen, "connect_both: cannot write to an agent");
-			return -1;
-		}
-		if (run_agent_wait(&s->ag[a], ida, dl + 4000, &ma, err, errlen))
-			return -1;
-		if (into_facts(s, a, si, path_of(s, b), &ma, err, errlen) ||
-		    run_agent_wait(&s->ag[b], idb, dl + 4000, &mb, err, errlen) ||
-		    into_facts(s, b, si, path_of(s, a), &mb, err, errlen))
-			return -1;
-	}
-	return 0;
-}
-
 /* Polls host's report until `until` holds or the deadline passes (not an
  * error: the step's facts say what was seen last). */
 static int wait_step(struct run_state *s, int si, const struct qplab_step *st, char *err,
@@ -188,7 +158,7 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 	case QPLAB_STEP_CONNECT:
 		return connect_step(s, si, st, err, errlen);
 	case QPLAB_STEP_CONNECT_BOTH:
-		return connect_both(s, si, st, err, errlen);
+		return run_connect_both(s, si, st, err, errlen);
 	case QPLAB_STEP_DISCONNECT:
 		id = s->ag[st->from].next_id++;
 		return act(s, st->from, id, qplab_agent_req_disconnect(id, path_of(s, st->to)),
@@ -219,7 +189,8 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 
 static bool produces_result(enum qplab_step_kind k)
 {
-	return k == QPLAB_STEP_CONNECT || k == QPLAB_STEP_CONNECT_BOTH || k == QPLAB_STEP_DISCONNECT ||
+	/* connect_both collects its own (run_both.c). */
+	return k == QPLAB_STEP_CONNECT || k == QPLAB_STEP_DISCONNECT ||
 	       k == QPLAB_STEP_DATAPATH || k == QPLAB_STEP_RAW_FRAME || k == QPLAB_STEP_SNAPSHOT;
 }
 
@@ -232,10 +203,7 @@ int run_step(struct run_state *s, int si, char *err, size_t errlen)
 	long took = (long)(run_now_ms() - t0 + 0.5);
 
 	if (rc == 0 && produces_result(st->kind)) {
-		int a = st->kind == QPLAB_STEP_CONNECT_BOTH ? st->hosts[0] : st->from;
-		int b = st->kind == QPLAB_STEP_CONNECT_BOTH ? st->hosts[1] : st->to;
-
-		pair(peer_of, a, b);
+		pair(peer_of, st->from, st->to);
 		if (st->kind == QPLAB_STEP_SNAPSHOT && s->p->nhosts == 2)
 			pair(peer_of, 0, 1);
 		rc = run_collect(s, si, peer_of, err, errlen);
