@@ -68,6 +68,12 @@ int run_topo_up(const struct qplab_plan *p, const char *id, const char *mode, st
 		char *err, size_t errlen);
 int run_topo_fault(const struct run_topo *t, const struct qplab_plan *p, const struct qplab_step *st,
 		   char *err, size_t errlen);
+/* delete_device, bounded: when `rdma link del` has not returned after
+ * deadline_ms (the kernel waits for the device's users), holder (the
+ * host's agent) is killed and *blocked_ms says how long it blocked. */
+struct run_agent;
+int run_topo_del_device(const struct run_topo *t, const struct qplab_plan *p, const struct qplab_step *st,
+			int deadline_ms, struct run_agent *holder, double *blocked_ms, char *err, size_t errlen);
 /* The links' netem (in force from the start), on both ends. */
 int run_topo_links(const struct run_topo *t, const struct qplab_plan *p, char *err, size_t errlen);
 /* Undoes what p's links and steps changed (link up, qdisc cleared, MTU

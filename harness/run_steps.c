@@ -107,6 +107,26 @@ static int connect_step(struct run_state *s, int si, const struct qplab_step *st
 
 /* Polls host's report until `until` holds or the deadline passes (not an
  * error: the step's facts say what was seen last). */
+/* The waited host's daemon_alive: a Probe (a report does not say). */
+static int probe_into(struct run_state *s, int h, struct qplab_facts *f, char *err, size_t errlen)
+{
+	struct run_agent *ag = &s->ag[h];
+	struct qplab_agent_msg m;
+	int id = ag->next_id++;
+
+	f->daemon_alive = 0;
+	if (!ag->pid)
+		return 0;
+	if (run_agent_call(ag, id, qplab_agent_req_probe(id, NULL, (int)(1000 * run_mult())),
+			   scaled(-1, DL_REPORT), &m, err, errlen))
+		return -1;
+	qplab_facts_from_reply(&m, NULL, f, err, errlen);
+	qplab_agent_msg_free(&m);
+	return 0;
+}
+
+/* Polls host's report (and a Probe) until `until` holds or the deadline
+ * passes (not an error: the step's facts say what was seen last). */
 static int wait_step(struct run_state *s, int si, const struct qplab_step *st, char *err,
 		     size_t errlen)
 {
@@ -121,7 +141,7 @@ static int wait_step(struct run_state *s, int si, const struct qplab_step *st, c
 		struct timespec ts = {0, 50 * 1000 * 1000};
 
 		qplab_facts_free(f);
-		if (run_collect(s, si, peer_of, err, errlen))
+		if (run_collect(s, si, peer_of, err, errlen) || probe_into(s, st->host, f, err, errlen))
 			return -1;
 		if (qplab_assert_eval(&st->until, f, run_mult(), NULL, NULL) || run_now_ms() > deadline)
 			return 0;
@@ -133,21 +153,35 @@ static int wait_step(struct run_state *s, int si, const struct qplab_step *st, c
 	}
 }
 
+/* kill_agent, start_agent, restart_agent.  A started agent must come back
+ * on the address and port it had (Mooncake peers remember nic paths). */
 static int agent_step(struct run_state *s, const struct qplab_step *st, char *err, size_t errlen)
 {
 	struct run_agent *ag = &s->ag[st->host];
+	char was[sizeof(ag->listen)];
 
+	snprintf(was, sizeof(was), "%s", ag->listen);
 	if (st->kind != QPLAB_STEP_START_AGENT)
 		run_agent_kill(ag);
 	if (st->kind == QPLAB_STEP_KILL_AGENT)
 		return 0;
+	if (st->kind == QPLAB_STEP_START_AGENT && ag->pid) {
+		snprintf(err, errlen, "start_agent: agent %s is running (kill_agent first)", ag->name);
+		return -1;
+	}
 	if (st->kind == QPLAB_STEP_RESTART_AGENT && st->down_ms > 0) {
 		struct timespec ts = {st->down_ms / 1000, (st->down_ms % 1000) * 1000000L};
 
 		nanosleep(&ts, NULL);
 	}
-	return run_agent_start(ag, s->p, st->host, &s->t->hosts[s->hostmap[st->host]],
-			       scaled(-1, DL_READY), err, errlen);
+	if (run_agent_start(ag, s->p, st->host, &s->t->hosts[s->hostmap[st->host]],
+			    scaled(-1, DL_READY), err, errlen))
+		return -1;
+	if (was[0] && strcmp(was, ag->listen)) {
+		snprintf(err, errlen, "agent %s came back on %s, not on %s", ag->name, ag->listen, was);
+		return -1;
+	}
+	return 0;
 }
 
 static int do_step(struct run_state *s, int si, const struct qplab_step *st, char *err, size_t errlen)
@@ -194,12 +228,32 @@ static bool produces_result(enum qplab_step_kind k)
 	       k == QPLAB_STEP_DATAPATH || k == QPLAB_STEP_RAW_FRAME || k == QPLAB_STEP_SNAPSHOT;
 }
 
+/* delete_device: whether `rdma link del` waits for the agent that holds
+ * the device differs by kernel; the step's facts say what happened. */
+static int delete_device(struct run_state *s, int si, const struct qplab_step *st, char *err,
+			 size_t errlen)
+{
+	double blocked;
+	int rc = run_topo_del_device(s->t, s->p, st, scaled(st->deadline_ms, DL_WAIT), &s->ag[st->host],
+				     &blocked, err, errlen);
+	char note[160];
+
+	if (blocked > 0) {
+		snprintf(note, sizeof(note), "rdma link del blocked %.0f ms, until the agent holding the device was killed",
+			 blocked);
+		qplab_facts_set(&qplab_facts_at(s->facts, si, st->host)->error_text, note);
+		fprintf(stderr, "qplab run: %s\n", note);
+	}
+	return rc;
+}
+
 int run_step(struct run_state *s, int si, char *err, size_t errlen)
 {
 	const struct qplab_step *st = &s->p->steps[si];
 	double t0 = run_now_ms();
 	int peer_of[QPLAB_MAX_HOSTS];
-	int rc = do_step(s, si, st, err, errlen);
+	int rc = st->kind == QPLAB_STEP_DELETE_DEVICE ? delete_device(s, si, st, err, errlen)
+						      : do_step(s, si, st, err, errlen);
 	long took = (long)(run_now_ms() - t0 + 0.5);
 
 	if (rc == 0 && produces_result(st->kind)) {

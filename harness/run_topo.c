@@ -1,6 +1,7 @@
 /* The topology through netns/topo: up (its JSON read back), faults, down
  * and an independent count of what is left. */
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +168,69 @@ int run_topo_fault(const struct run_topo *t, const struct qplab_plan *p, const s
 	rc = fault_words(t, words, n, false);
 	if (rc != 0)
 		snprintf(err, errlen, "topo fault %s failed (exit %d)", qplab_step_kind_name(st->kind), rc);
+	return rc ? -1 : 0;
+}
+
+/* Reads from fd until EOF or the deadline (absolute ms); 1 at EOF. */
+static int drain_until(int fd, double deadline)
+{
+	char buf[256];
+
+	for (;;) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int left = (int)(deadline - run_now_ms()), r;
+
+		if (left <= 0)
+			return 0;
+		r = poll(&pfd, 1, left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r > 0) {
+			ssize_t n = read(fd, buf, sizeof(buf));
+
+			if (n == 0 || (n < 0 && errno != EINTR))
+				return 1;
+		}
+	}
+}
+
+int run_topo_del_device(const struct run_topo *t, const struct qplab_plan *p, const struct qplab_step *st,
+			int deadline_ms, struct run_agent *holder, double *blocked_ms, char *err, size_t errlen)
+{
+	const char *words[QPLAB_TOPO_ARGV_MAX];
+	char *argv[QPLAB_TOPO_ARGV_MAX + 5], buf[256];
+	struct run_spawn sp = {.argv = argv};
+	int n = qplab_topo_step_args(p, st, words, buf, sizeof(buf)), rc;
+	double t0 = run_now_ms();
+
+	*blocked_ms = 0;
+	argv[0] = (char *)topo_path();
+	argv[1] = (char *)"fault";
+	argv[2] = (char *)"--name";
+	argv[3] = (char *)t->id;
+	for (int i = 0; i < n; i++)
+		argv[i + 4] = (char *)words[i];
+	argv[n + 4] = NULL;
+	if (n < 0 || run_spawn_start(&sp)) {
+		snprintf(err, errlen, "delete_device: cannot run topo");
+		return -1;
+	}
+	/* If the kernel waits for the device's users, the agent is one: it is
+	 * killed, and the step records how long the deletion blocked. */
+	if (!drain_until(sp.from_fd, t0 + deadline_ms)) {
+		*blocked_ms = run_now_ms() - t0;
+		run_agent_kill(holder);
+		if (!drain_until(sp.from_fd, run_now_ms() + 10000 * run_mult())) {
+			close(sp.from_fd);
+			snprintf(err, errlen, "delete_device: rdma link del still blocked %.0f ms after the agent was killed",
+				 10000 * run_mult());
+			return -1; /* the topo process is left to finish; down cleans up */
+		}
+	}
+	close(sp.from_fd);
+	rc = run_spawn_wait(sp.pid);
+	if (rc)
+		snprintf(err, errlen, "topo fault del-rxe failed (exit %d)", rc);
 	return rc ? -1 : 0;
 }
 
