@@ -28,15 +28,17 @@ static void usage(FILE *out)
 		"  --gid-index N       sgid index (default: automatic, SPEC 7 ranking)\n"
 		"  --peer-gid-index N  the peer's (default: automatic)\n"
 		"  --quirk NAME        probe through a quirk profile: shows what it fakes on top\n"
-		"                      of the real driver (profiles:");
+		"                      of the real driver; repeatable, 'none' = the real driver\n"
+		"                      (one run, table or JSON line, each).  Profiles:");
 	for (const char *const *p = qphs__quirk_profiles; *p; p++)
 		fprintf(out, " %s", *p);
 	fprintf(out,
-		")\n"
+		"\n"
 		"  --qp-timeout N      ACK timeout exponent of the unknown-QPN probes (14 = 67 ms,\n"
 		"                      Mooncake's); retry_cnt 6 then ends after ~7 timeouts\n"
 		"  --deadline-ms MS    longest wait for one completion (3000)\n"
-		"  --json              one JSON document instead of the table\n"
+		"  --json              one JSON line per run instead of the table (with --kernel:\n"
+		"                      one JSON array of every run)\n"
 		"  --lab               first build the lab's two-host topology (netns/topo, shared\n"
 		"                      mode: two rxe devices on a veth pair), probe device a with\n"
 		"                      its peer on b, tear it down; for inside the lab VM\n"
@@ -44,9 +46,9 @@ static void usage(FILE *out)
 		"                      6.12, 7): one boot per kernel, implies --lab, prints one\n"
 		"                      markdown matrix with a column per kernel/driver\n"
 		"\n"
-		"Probes:");
+		"Probes, in run order:");
 	for (const char *const *p = qphs_probe_names(); *p; p++)
-		fprintf(out, " %s", *p);
+		fprintf(out, "%s%s", (p - qphs_probe_names()) % 4 ? " " : "\n  ", *p);
 	fprintf(out, "\nExit: 0 the probes ran (refusals are results), 1 they could not run,\n"
 		     "2 usage.  See docs/quirks.md.\n");
 }
@@ -82,8 +84,8 @@ static int parse(int argc, char **argv, struct quirks_args *a)
 			a->o.device = v;
 		else if (!strcmp(k, "--peer-device"))
 			a->o.peer_device = v;
-		else if (!strcmp(k, "--quirk"))
-			a->o.quirk = v;
+		else if (!strcmp(k, "--quirk") && a->nquirks < QUIRKS_MAX_COLUMNS)
+			a->quirks[a->nquirks++] = strcmp(v, "none") ? v : "";
 		else if (!strcmp(k, "--port"))
 			rc = int_arg(k, v, 1, 255, &a->o.port);
 		else if (!strcmp(k, "--gid-index"))
@@ -107,8 +109,18 @@ static int parse(int argc, char **argv, struct quirks_args *a)
 	return 0;
 }
 
-/* The run itself, printed as JSON or as the table. */
-static int probe_and_print(const struct quirks_args *a)
+static int known_quirk(const char *q)
+{
+	if (!q[0])
+		return 1;
+	for (const char *const *p = qphs__quirk_profiles; *p; p++)
+		if (!strcmp(*p, q))
+			return 1;
+	return 0;
+}
+
+/* One run, printed as one JSON line or as the table. */
+static int probe_one(const struct quirks_args *a)
 {
 	struct qphs_probe_info info;
 	struct qphs_probe_row rows[QPHS_PROBE_MAX_ROWS];
@@ -134,6 +146,24 @@ static int probe_and_print(const struct quirks_args *a)
 	return QPLAB_EXIT_OK;
 }
 
+/* A run per --quirk (the real driver when none was given). */
+static int probe_and_print(const struct quirks_args *a)
+{
+	struct quirks_args one = *a;
+	int worst = QPLAB_EXIT_OK;
+
+	for (size_t i = 0; i < (a->nquirks ? a->nquirks : 1); i++) {
+		int rc;
+
+		one.o.quirk = a->nquirks ? a->quirks[i] : NULL;
+		if (i && !a->json)
+			putchar('\n');
+		rc = probe_one(&one);
+		worst = rc > worst ? rc : worst;
+	}
+	return worst;
+}
+
 int cmd_quirks(int argc, char **argv)
 {
 	struct quirks_args a;
@@ -146,6 +176,10 @@ int cmd_quirks(int argc, char **argv)
 		}
 	if ((rc = parse(argc, argv, &a)))
 		return rc;
+	for (size_t i = 0; i < a.nquirks; i++)
+		if (!known_quirk(a.quirks[i]))
+			return qplab_usage_error("quirks: unknown quirk profile '%s' (see --help)",
+						 a.quirks[i]);
 	if (a.nkernels)
 		return quirks_in_vms(argc, argv, a.kernels, a.nkernels, a.json);
 	if (a.lab)

@@ -49,6 +49,8 @@ void quirks_table_print(FILE *out, const char *kernel, const struct qphs_probe_i
 /* The command line of `qplab quirks`, parsed. */
 struct quirks_args {
 	struct qphs_probe_opts o;  /* strings borrowed from argv */
+	const char *quirks[QUIRKS_MAX_COLUMNS]; /* --quirk, in order ("" = none) */
+	size_t nquirks;
 	int json, lab;
 	char *kernels[QUIRKS_MAX_COLUMNS];
 	size_t nkernels;

@@ -18,7 +18,7 @@ typedef size_t (*probe_fn)(struct qphs__probe_env *e, struct qphs_probe_row *r);
 
 static const char *const names[] = {
 	"reset-reset", "reset-reset-init", "skip-reset-rtr", "skip-init-rts",
-	"rtr-no-av", "rtr-mtu-above-active", "rtr-sgid-out-of-range", "rtr-zero-dgid",
+	"rtr-no-av", "rtr-mtu-above-active", "rtr-bad-sgid-index", "rtr-zero-dgid",
 	"unknown-qpn-retry7", "unknown-qpn-retry6", "reuse-rts-reset", "reuse-reconnect",
 	"rd-atomic-16", "rtr-rd-atomic-over-limit", "rts-rd-atomic-over-limit", "err-reset",
 	NULL,
@@ -146,15 +146,25 @@ static const char *mtu_above(struct qphs__probe_env *e, struct ibv_qp_attr *a, i
 	return NULL;
 }
 
+/* rxe's GID table has 1024 entries, more than a uint8 sgid_index can name:
+ * then the probe uses 255, an index inside the table whose entry is empty. */
 static const char *sgid_oob(struct qphs__probe_env *e, struct ibv_qp_attr *a, int *mask,
 			    char *note, size_t len)
 {
+	union ibv_gid g;
+	int type, n = e->loc.pa.gid_tbl_len;
+
 	(void)mask;
-	if (e->loc.pa.gid_tbl_len > 255)
-		return "GID table longer than a sgid_index can address";
-	a->ah_attr.grh.sgid_index = (uint8_t)e->loc.pa.gid_tbl_len;
-	snprintf(note, len, "sgid_index %d (the table has %d entries)", e->loc.pa.gid_tbl_len,
-		 e->loc.pa.gid_tbl_len);
+	if (n <= 255) {
+		a->ah_attr.grh.sgid_index = (uint8_t)n;
+		snprintf(note, len, "sgid_index %d (the table has %d entries)", n, n);
+		return NULL;
+	}
+	if (!qphs__verbs_query_gid(e->loc.ib, e->loc.port, 255, &g, &type) &&
+	    (g.global.subnet_prefix | g.global.interface_id))
+		return "GID table longer than 255 and entry 255 is in use";
+	a->ah_attr.grh.sgid_index = 255;
+	snprintf(note, len, "sgid_index 255: the table has %d entries, 255 is empty", n);
 	return NULL;
 }
 
