@@ -17,6 +17,7 @@ static void usage(FILE *out)
 		"usage: qplab quirks [--device DEV] [--peer-device DEV] [--port N] [--gid-index N]\n"
 		"                    [--peer-gid-index N] [--quirk NAME] [--qp-timeout N]\n"
 		"                    [--deadline-ms MS] [--json] [--lab] [--kernel K]...\n"
+		"       qplab quirks --list-profiles\n"
 		"\n"
 		"Probes the RDMA driver directly (no handshake): one row per probe with the\n"
 		"return value, errno name, QP state read back (ibv_query_qp), completion status\n"
@@ -169,11 +170,17 @@ int cmd_quirks(int argc, char **argv)
 	struct quirks_args a;
 	int rc;
 
-	for (int i = 1; i < argc; i++)
+	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return QPLAB_EXIT_OK;
 		}
+		if (!strcmp(argv[i], "--list-profiles")) {
+			for (const char *const *p = qphs__quirk_profiles; *p; p++)
+				puts(*p);
+			return QPLAB_EXIT_OK;
+		}
+	}
 	if ((rc = parse(argc, argv, &a)))
 		return rc;
 	for (size_t i = 0; i < a.nquirks; i++)
