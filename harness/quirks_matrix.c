@@ -59,14 +59,19 @@ static size_t row_names(const struct quirks_column *cols, size_t ncols, const ch
 static void print_row(FILE *out, const char *name, const struct quirks_column *cols, size_t ncols)
 {
 	char cell[QUIRKS_MAX_COLUMNS][160];
+	const char *first = NULL;
 	int differs = 0;
 
+	/* A failed run says nothing about the probe: it does not count as a
+	 * difference. */
 	for (size_t c = 0; c < ncols; c++) {
-		if (cols[c].failed[0])
+		if (cols[c].failed[0]) {
 			snprintf(cell[c], sizeof(cell[c]), "run failed");
-		else
-			quirks_cell(find(&cols[c], name), cell[c], sizeof(cell[c]));
-		differs |= c > 0 && strcmp(cell[c], cell[0]);
+			continue;
+		}
+		quirks_cell(find(&cols[c], name), cell[c], sizeof(cell[c]));
+		differs |= first && strcmp(cell[c], first);
+		first = first ? first : cell[c];
 	}
 	fprintf(out, differs ? "| **%s** |" : "| %s |", name);
 	for (size_t c = 0; c < ncols; c++)

@@ -244,9 +244,10 @@ START_TEST(quirks_matrix_shows_failed_runs_and_unknown_probes)
 	snprintf(c[1].failed, sizeof(c[1].failed), "the VM run exited 125");
 	m = matrix(c, 2);
 	ck_assert_ptr_nonnull(strstr(m, "| probe | 6.12.0 rxe | 7/x |\n"));
-	ck_assert_ptr_nonnull(strstr(m, "\n| **reset-reset** | ok -> RESET | run failed |\n"));
+	/* A failed run is no difference. */
+	ck_assert_ptr_nonnull(strstr(m, "\n| reset-reset | ok -> RESET | run failed |\n"));
 	/* Names the library does not know come last. */
-	ck_assert_ptr_nonnull(strstr(m, "| **err-reset** | n/a | run failed |\n| **probe-from-the-future** |"));
+	ck_assert_ptr_nonnull(strstr(m, "| err-reset | n/a | run failed |\n| probe-from-the-future |"));
 	free(m);
 }
 END_TEST
