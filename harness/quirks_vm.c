@@ -188,6 +188,9 @@ static size_t run_kernel(int argc, char **argv, const char *kernel, struct quirk
 	int st;
 
 	exe[len > 0 ? len : 0] = '\0';
+	/* A rebuild while we run unlinks our file: run the new one. */
+	if (len > 10 && !strcmp(exe + len - 10, " (deleted)"))
+		exe[len - 10] = '\0';
 	snprintf(vm, sizeof(vm), "%s/vm", qplab_script_dir());
 	inner_argv(argc, argv, kernel, vm, exe, v, sizeof(v) / sizeof(v[0]));
 	fprintf(stderr, "qplab quirks: kernel %s: probing inside netns/vm\n", kernel);
