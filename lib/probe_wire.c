@@ -69,7 +69,7 @@ size_t qphs__probe_reuse(struct qphs__probe_env *e, struct qphs_probe_row *r)
 	struct qphs__qp l, p;
 	struct ibv_qp_attr a = {.qp_state = IBV_QPS_RESET};
 	const char *step = "";
-	char st[QPHS_PROBE_COMPLETION_LEN];
+	char st[QPHS_PROBE_COMPLETION_LEN] = "";
 	double ms;
 	int rc;
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "quirks.h"
 #include "unit.h"
 
@@ -299,6 +300,35 @@ START_TEST(probe_names_fit_and_are_unique)
 }
 END_TEST
 
+/* Usage errors are found before any device is opened (exit 2). */
+static const struct {
+	const char *args[4];
+	int want;
+} CLI[] = {
+	{{"--port", "0"}, QPLAB_EXIT_USAGE},
+	{{"--port", "1x"}, QPLAB_EXIT_USAGE},
+	{{"--qp-timeout", "32"}, QPLAB_EXIT_USAGE},
+	{{"--deadline-ms", "0"}, QPLAB_EXIT_USAGE},
+	{{"--quirk", "bogus"}, QPLAB_EXIT_USAGE},
+	{{"--frobnicate"}, QPLAB_EXIT_USAGE},
+	{{"--device"}, QPLAB_EXIT_USAGE},
+	{{"--list-profiles"}, QPLAB_EXIT_OK},
+	{{"--json", "--help"}, QPLAB_EXIT_OK},
+};
+
+START_TEST(quirks_cli_refuses_bad_arguments_before_opening_a_device)
+{
+	for (size_t i = 0; i < sizeof(CLI) / sizeof(CLI[0]); i++) {
+		char *argv[6] = {(char *)"quirks"};
+		int argc = 1;
+
+		for (int k = 0; k < 4 && CLI[i].args[k]; k++)
+			argv[argc++] = (char *)CLI[i].args[k];
+		ck_assert_msg(cmd_quirks(argc, argv) == CLI[i].want, "case %zu (%s)", i, argv[1]);
+	}
+}
+END_TEST
+
 Suite *suite_quirks_fmt(void)
 {
 	Suite *s = suite_create("quirks_fmt");
@@ -314,5 +344,6 @@ Suite *suite_quirks_fmt(void)
 	tcase_add_test(t, quirks_table_prints_skips_and_results);
 	tcase_add_test(t, probe_errno_names);
 	tcase_add_test(t, probe_names_fit_and_are_unique);
+	tcase_add_test(t, quirks_cli_refuses_bad_arguments_before_opening_a_device);
 	return s;
 }
