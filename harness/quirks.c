@@ -16,7 +16,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: qplab quirks [--device DEV] [--peer-device DEV] [--port N] [--gid-index N]\n"
 		"                    [--peer-gid-index N] [--quirk NAME] [--qp-timeout N]\n"
-		"                    [--deadline-ms MS] [--json] [--lab] [--kernel K]...\n"
+		"                    [--deadline-ms MS] [--json] [--lab] [--kernel K]... [--out FILE]\n"
 		"       qplab quirks --list-profiles\n"
 		"\n"
 		"Probes the RDMA driver directly (no handshake): one row per probe with the\n"
@@ -46,6 +46,8 @@ static void usage(FILE *out)
 		"  --kernel K          run in the lab VM on kernel K (repeatable, or 'all'; 6.1,\n"
 		"                      6.12, 7): one boot per kernel, implies --lab, prints one\n"
 		"                      markdown matrix with a column per kernel/driver\n"
+		"  --out FILE          with --kernel: also write every run's JSON (times\n"
+		"                      included) to FILE, as one array\n"
 		"\n"
 		"Probes, in run order:");
 	for (const char *const *p = qphs_probe_names(); *p; p++)
@@ -85,6 +87,8 @@ static int parse(int argc, char **argv, struct quirks_args *a)
 			a->o.device = v;
 		else if (!strcmp(k, "--peer-device"))
 			a->o.peer_device = v;
+		else if (!strcmp(k, "--out"))
+			a->out = v;
 		else if (!strcmp(k, "--quirk") && a->nquirks < QUIRKS_MAX_COLUMNS)
 			a->quirks[a->nquirks++] = strcmp(v, "none") ? v : "";
 		else if (!strcmp(k, "--port"))
@@ -188,7 +192,9 @@ int cmd_quirks(int argc, char **argv)
 			return qplab_usage_error("quirks: unknown quirk profile '%s' (see --help)",
 						 a.quirks[i]);
 	if (a.nkernels)
-		return quirks_in_vms(argc, argv, a.kernels, a.nkernels, a.json);
+		return quirks_in_vms(argc, argv, &a);
+	if (a.out)
+		return qplab_usage_error("quirks: --out goes with --kernel");
 	if (a.lab)
 		return quirks_lab(&a, probe_and_print);
 	return probe_and_print(&a);

@@ -52,6 +52,7 @@ struct quirks_args {
 	const char *quirks[QUIRKS_MAX_COLUMNS]; /* --quirk, in order ("" = none) */
 	size_t nquirks;
 	int json, lab;
+	const char *out;           /* --out: the JSON array of the VM runs */
 	char *kernels[QUIRKS_MAX_COLUMNS];
 	size_t nkernels;
 };
@@ -67,9 +68,11 @@ int quirks_lab(struct quirks_args *a, int (*run)(const struct quirks_args *));
  * status (128 + signal), or -1 when it could not start. */
 int quirks_capture(char *const argv[], char **out);
 
-/* `qplab quirks --kernel K...`: argv is the command's own, minus nothing;
- * kernels the --kernel values.  Prints the matrix (or, with json, an array
- * of the documents).  Returns an exit code. */
-int quirks_in_vms(int argc, char **argv, char **kernels, size_t nkernels, int json);
+/* `qplab quirks --kernel K...`: argv is the command's own (passed on to
+ * the inner run without --kernel, --out, --json and --lab), a the parsed
+ * arguments.  Prints the matrix (or, with a->json, the JSON array of the
+ * documents) and writes that array to a->out when set.  Returns an exit
+ * code. */
+int quirks_in_vms(int argc, char **argv, const struct quirks_args *a);
 
 #endif

@@ -119,7 +119,7 @@ down:
 /* ---- --kernel ------------------------------------------------------------ */
 
 /* vm --kernel K --timeout S -- qplab quirks --lab --json ARGS (ARGS without
- * --kernel, --json and --lab). */
+ * --kernel, --out, --json and --lab). */
 static void inner_argv(int argc, char **argv, const char *kernel, char *vm, char *exe, char **v,
 		       size_t max)
 {
@@ -136,7 +136,7 @@ static void inner_argv(int argc, char **argv, const char *kernel, char *vm, char
 	v[n++] = (char *)"--lab";
 	v[n++] = (char *)"--json";
 	for (int i = 1; i < argc && n + 2 < max; i++) {
-		if (!strcmp(argv[i], "--kernel")) {
+		if (!strcmp(argv[i], "--kernel") || !strcmp(argv[i], "--out")) {
 			i++;
 			continue;
 		}
@@ -200,22 +200,26 @@ static size_t run_kernel(int argc, char **argv, const char *kernel, struct quirk
 	return n;
 }
 
-int quirks_in_vms(int argc, char **argv, char **kernels, size_t nkernels, int json)
+int quirks_in_vms(int argc, char **argv, const struct quirks_args *a)
 {
 	static struct quirks_column cols[QUIRKS_MAX_COLUMNS];
 	json_object *all = json_object_new_array();
 	size_t ncols = 0;
 	int failed = 0;
 
-	for (size_t k = 0; k < nkernels && ncols < QUIRKS_MAX_COLUMNS; k++)
-		ncols += run_kernel(argc, argv, kernels[k], cols + ncols, QUIRKS_MAX_COLUMNS - ncols,
-				    all);
+	for (size_t k = 0; k < a->nkernels && ncols < QUIRKS_MAX_COLUMNS; k++)
+		ncols += run_kernel(argc, argv, a->kernels[k], cols + ncols,
+				    QUIRKS_MAX_COLUMNS - ncols, all);
 	for (size_t c = 0; c < ncols; c++)
 		failed |= cols[c].failed[0] != '\0';
-	if (json)
+	if (a->json)
 		printf("%s\n", json_object_to_json_string_ext(all, JSON_C_TO_STRING_PRETTY));
 	else
 		quirks_matrix_print(stdout, cols, ncols);
+	if (a->out && json_object_to_file_ext(a->out, all, JSON_C_TO_STRING_PRETTY)) {
+		fprintf(stderr, "qplab quirks: cannot write %s: %s\n", a->out, json_util_get_last_err());
+		failed = 1;
+	}
 	json_object_put(all);
 	return failed ? QPLAB_EXIT_FAIL : QPLAB_EXIT_OK;
 }

@@ -7,7 +7,8 @@
 # (default "6.1 6.12 7", one boot each) for the kernel matrix, then once on
 # QUIRKS_PROFILE_KERNEL (default 7) with every quirk profile for the
 # profile matrix. Each matrix replaces the text between its BEGIN and END
-# markers in docs/quirks.md; the prose around them is kept. When a run
+# markers in docs/quirks.md; the prose around them is kept; the runs' JSON
+# (times included) goes to build/quirks/{kernels,profiles}.json. When a run
 # fails, the document is left as it was and the script exits non-zero.
 # QPLAB_TIME_MULTIPLIER (default 3 here) stretches the VM boot deadline on
 # a loaded machine.
@@ -39,8 +40,11 @@ run() { # out args...
 		exit 1
 	fi
 }
-run "$tmp/kernels.md" "${args[@]}"
-run "$tmp/profiles.md" --kernel "$profile_kernel" "${profiles[@]}"
+# The runs' JSON, with the times the matrices leave out, stays in build/quirks/.
+json_dir=${QPLAB_BUILD:-$ROOT/build}/quirks
+mkdir -p "$json_dir"
+run "$tmp/kernels.md" "${args[@]}" --out "$json_dir/kernels.json"
+run "$tmp/profiles.md" --kernel "$profile_kernel" "${profiles[@]}" --out "$json_dir/profiles.json"
 
 # splice NAME FILE: replace the lines between the markers of NAME.
 splice() {
