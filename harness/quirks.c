@@ -17,6 +17,7 @@ static void usage(FILE *out)
 		"usage: qplab quirks [--device DEV] [--peer-device DEV] [--port N] [--gid-index N]\n"
 		"                    [--peer-gid-index N] [--quirk NAME] [--qp-timeout N]\n"
 		"                    [--deadline-ms MS] [--json] [--lab] [--kernel K]... [--out FILE]\n"
+		"       qplab quirks --from FILE [--json]\n"
 		"       qplab quirks --list-profiles\n"
 		"\n"
 		"Probes the RDMA driver directly (no handshake): one row per probe with the\n"
@@ -48,6 +49,7 @@ static void usage(FILE *out)
 		"                      markdown matrix with a column per kernel/driver\n"
 		"  --out FILE          with --kernel: also write every run's JSON (times\n"
 		"                      included) to FILE, as one array\n"
+		"  --from FILE         print the matrix of a FILE --out wrote; runs nothing\n"
 		"\n"
 		"Probes, in run order:");
 	for (const char *const *p = qphs_probe_names(); *p; p++)
@@ -89,6 +91,8 @@ static int parse(int argc, char **argv, struct quirks_args *a)
 			a->o.peer_device = v;
 		else if (!strcmp(k, "--out"))
 			a->out = v;
+		else if (!strcmp(k, "--from"))
+			a->from = v;
 		else if (!strcmp(k, "--quirk") && a->nquirks < QUIRKS_MAX_COLUMNS)
 			a->quirks[a->nquirks++] = strcmp(v, "none") ? v : "";
 		else if (!strcmp(k, "--port"))
@@ -191,6 +195,8 @@ int cmd_quirks(int argc, char **argv)
 		if (!known_quirk(a.quirks[i]))
 			return qplab_usage_error("quirks: unknown quirk profile '%s' (see --help)",
 						 a.quirks[i]);
+	if (a.from)
+		return quirks_from_file(a.from, a.json);
 	if (a.nkernels)
 		return quirks_in_vms(argc, argv, &a);
 	if (a.out)

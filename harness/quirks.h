@@ -53,6 +53,7 @@ struct quirks_args {
 	size_t nquirks;
 	int json, lab;
 	const char *out;           /* --out: the JSON array of the VM runs */
+	const char *from;          /* --from: render that array, run nothing */
 	char *kernels[QUIRKS_MAX_COLUMNS];
 	size_t nkernels;
 };
@@ -62,6 +63,10 @@ struct quirks_args {
  * run(a), and tears the topology down whatever run returned.  Returns run's
  * exit code, or QPLAB_EXIT_FAIL when the topology failed. */
 int quirks_lab(struct quirks_args *a, int (*run)(const struct quirks_args *));
+
+/* --from FILE: the matrix (or with json, the array again) of a file that
+ * --out wrote, without running anything.  Returns an exit code. */
+int quirks_from_file(const char *path, int json);
 
 /* Runs argv with its stdout captured into *out (malloc'd, NUL-terminated,
  * at most 1 MiB; caller frees); stderr passes through.  Returns the exit

@@ -223,3 +223,32 @@ int quirks_in_vms(int argc, char **argv, const struct quirks_args *a)
 	json_object_put(all);
 	return failed ? QPLAB_EXIT_FAIL : QPLAB_EXIT_OK;
 }
+
+int quirks_from_file(const char *path, int json)
+{
+	static struct quirks_column cols[QUIRKS_MAX_COLUMNS];
+	json_object *all = json_object_from_file(path);
+	size_t n = 0;
+	char err[256];
+
+	if (!all || !json_object_is_type(all, json_type_array)) {
+		fprintf(stderr, "qplab quirks: %s: not a JSON array (%s)\n", path,
+			all ? "wrong type" : json_util_get_last_err());
+		json_object_put(all);
+		return QPLAB_EXIT_FAIL;
+	}
+	for (size_t i = 0; i < json_object_array_length(all) && n < QUIRKS_MAX_COLUMNS; i++) {
+		if (quirks_from_json(json_object_array_get_idx(all, i), &cols[n], err, sizeof(err))) {
+			fprintf(stderr, "qplab quirks: %s: run %zu: %s\n", path, i, err);
+			json_object_put(all);
+			return QPLAB_EXIT_FAIL;
+		}
+		n++;
+	}
+	if (json)
+		printf("%s\n", json_object_to_json_string_ext(all, JSON_C_TO_STRING_PRETTY));
+	else
+		quirks_matrix_print(stdout, cols, n);
+	json_object_put(all);
+	return QPLAB_EXIT_OK;
+}
