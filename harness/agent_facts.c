@@ -118,6 +118,9 @@ static void report(struct dec *d, json_object *body, const char *peer, struct qp
 {
 	json_object *eps, *ep = NULL, *last;
 
+	/* The context's GID choice; the step's endpoint, if any, says it too. */
+	integer(d, body, "gid_index", &f->gid_index);
+	text(d, body, "gid_reason", &f->gid_reason);
 	if (get(d, body, "endpoints", json_type_array, &eps) > 0) {
 		f->endpoints = (int)json_object_array_length(eps);
 		ep = pick_endpoint(eps, peer);

@@ -50,6 +50,9 @@ static void endpoints(struct agent *a, json_object *o, unsigned long *retired)
 	memset(&ci, 0, sizeof(ci));
 	if (a->ctx)
 		qphs_context_info(a->ctx, &ci);
+	/* The context's choice, also when no endpoint exists yet. */
+	json_object_object_add(o, "gid_index", a->ctx ? json_object_new_int(ci.gid_index) : NULL);
+	json_object_object_add(o, "gid_reason", a->ctx ? json_object_new_string(ci.gid_reason) : NULL);
 	if (n > MAX_EPS)
 		n = MAX_EPS;
 	for (int k = n - 1; k >= 0; k--) {

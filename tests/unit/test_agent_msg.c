@@ -199,7 +199,7 @@ END_TEST
 START_TEST(agent_report_picks_the_peers_endpoint_and_rejects_wrong_types)
 {
 	const char *two = "{\"v\":1,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
-			  "\"endpoints\":[{\"peer\":\"x@r\",\"status\":\"DESTROYING\"},{\"peer\":\"y@r\",\"status\":\"CONNECTED\"}],"
+			  "\"gid_index\":5,\"endpoints\":[{\"peer\":\"x@r\",\"status\":\"DESTROYING\"},{\"peer\":\"y@r\",\"status\":\"CONNECTED\"}],"
 			  "\"device_qps\":[]}";
 	const char *wrong = "{\"v\":1,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
 			    "\"endpoints\":5}";
@@ -216,6 +216,7 @@ START_TEST(agent_report_picks_the_peers_endpoint_and_rejects_wrong_types)
 	qplab_facts_free(&f);
 	ck_assert_int_eq(qplab_facts_from_reply(&m, "z@r", &f, err, sizeof(err)), 0);
 	ck_assert_str_eq(f.endpoint, "NONE"); /* two endpoints, neither is z's */
+	ck_assert_int_eq(f.gid_index, 5);      /* the context's, without an endpoint */
 	qplab_facts_free(&f);
 	qplab_agent_msg_free(&m);
 
