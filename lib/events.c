@@ -94,13 +94,21 @@ static void fail_endpoints(struct qphs_context *ctx, const struct event *e)
 	free(eps);
 }
 
-static void handle_event(struct qphs_context *ctx, const struct event *e)
+/* Named before it is handled (a refused connect quotes it), counted after:
+ * whoever sees the count sees its effects. */
+static void note_event(struct qphs_context *ctx, const struct event *e, int count)
 {
 	pthread_mutex_lock(&ctx->event_lock);
-	snprintf(ctx->last_event, sizeof(ctx->last_event), "%s", e->name);
-	if ((unsigned)e->type < QPHS_EVENT_TYPES)
+	if (!count)
+		snprintf(ctx->last_event, sizeof(ctx->last_event), "%s", e->name);
+	else if ((unsigned)e->type < QPHS_EVENT_TYPES)
 		ctx->event_count[e->type]++;
 	pthread_mutex_unlock(&ctx->event_lock);
+}
+
+static void handle_event(struct qphs_context *ctx, const struct event *e)
+{
+	note_event(ctx, e, 0);
 	if (e->is_qp)
 		QPHS_WARN("[Handshake] %s: async event %s on QP %u", ctx->device, e->name, e->qpn);
 	else
@@ -122,6 +130,7 @@ static void handle_event(struct qphs_context *ctx, const struct event *e)
 	default:
 		break;
 	}
+	note_event(ctx, e, 1);
 }
 
 /* Reads one event and acknowledges it at once (see the top comment). */

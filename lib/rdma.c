@@ -258,6 +258,11 @@ struct qphs_context *qphs__rdma_find_ctx(struct qphs_rdma *r, const char *device
 	return ctx;
 }
 
+const char *qphs_context_errstr(const struct qphs_context *ctx)
+{
+	return ctx->errstr;
+}
+
 const char *qphs_rdma_errstr(const struct qphs_rdma *r)
 {
 	return r->errstr;

@@ -115,6 +115,9 @@ struct qphs_context_info {
 QPHS_EXPORT int qphs_context_info(struct qphs_context *ctx, struct qphs_context_info *out);
 /* Borrowed, stable until qphs_rdma_free. */
 QPHS_EXPORT const char *qphs_context_nic_path(const struct qphs_context *ctx);
+/* Last error text of ctx, e.g. of a connect refused before any endpoint was
+ * involved (borrowed; valid until the next call on ctx). */
+QPHS_EXPORT const char *qphs_context_errstr(const struct qphs_context *ctx);
 
 /* Active setup towards peer_nic_path (borrowed): creates or reuses the
  * endpoint, runs the handshake (SPEC §4) and brings every QP to RTS.
