@@ -64,14 +64,55 @@ static void link_b_up(void)
  * both ends' carrier off), and NETDEV_CHANGE with no carrier takes a's rxe
  * down the same way.  Bringing the link up is NETDEV_UP on b (rxe_port_up:
  * IB_EVENT_PORT_ACTIVE) and carrier back on a (NETDEV_CHANGE, port up). */
+/* Both contexts failed; the connected endpoints retired; a connect is
+ * refused before any RPC (Mooncake: the context is inactive). */
+static void assert_port_down(struct lab_host *a, struct lab_host *b, struct qphs_endpoint *ea,
+			     struct qphs_endpoint *eb)
+{
+	struct qphs_endpoint *ea2 = NULL;
+	struct qphs_context_info ca, cb;
+	char want[128];
+	int rc;
+
+	qphs_context_info(a->ctx, &ca);
+	qphs_context_info(b->ctx, &cb);
+	ck_assert_int_eq(ca.failed, 1);
+	ck_assert_int_eq(cb.failed, 1);
+	ck_assert_str_eq(cb.port_state, qphs__verbs_port_state_name(IBV_PORT_DOWN));
+	assert_failed_ep(ea, QPHS_ERR_PORT_NOT_ACTIVE);
+	assert_failed_ep(eb, QPHS_ERR_PORT_NOT_ACTIVE);
+	printf("# %s\n", qphs_endpoint_errstr(eb));
+	rc = qphs_connect(a->ctx, b->path, &ea2);
+	ck_assert_msg(rc == QPHS_ERR_PORT_NOT_ACTIVE, "got %s", qphs_errname(rc));
+	ck_assert_ptr_null(ea2);
+	printf("# %s\n", qphs_context_errstr(a->ctx));
+	snprintf(want, sizeof(want), "Device %s port not active", a->dev);
+	lab_assert_mooncake(qphs_context_errstr(a->ctx), want);
+}
+
+/* Both contexts usable again: a fresh connect, data, only its QPs left. */
+static void assert_port_back(struct lab_host *a, struct lab_host *b)
+{
+	struct qphs_endpoint *ea, *eb;
+	struct qphs_context_info ca, cb;
+	struct qphs_data_result res;
+
+	qphs_context_info(a->ctx, &ca);
+	qphs_context_info(b->ctx, &cb);
+	ck_assert_int_eq(ca.failed, 0);
+	ck_assert_int_eq(cb.failed, 0);
+	lab_connect_ok(a, b, 2, &ea, &eb);
+	ck_assert_msg(qphs_endpoint_check_data(ea, 4096, rdma_ms(5000), &res) == 0, "%s", res.text);
+	ck_assert_int_eq(lab_count_qps(a->dev), 2);
+	ck_assert_int_eq(lab_count_qps(b->dev), 2);
+	qphs_endpoint_put(ea);
+	qphs_endpoint_put(eb);
+}
+
 START_TEST(port_error_fails_context_and_endpoints)
 {
 	struct lab_host a, b;
-	struct qphs_endpoint *ea, *eb, *ea2 = NULL, *eb2;
-	struct qphs_context_info ca, cb;
-	struct qphs_data_result res;
-	char want[128];
-	int rc;
+	struct qphs_endpoint *ea, *eb;
 
 	lab_up(&a, 0, NULL);
 	lab_up(&b, 1, NULL);
@@ -82,37 +123,13 @@ START_TEST(port_error_fails_context_and_endpoints)
 	ck_assert_uint_ge(wait_event(a.ctx, IBV_EVENT_PORT_ERR, 1, rdma_ms(5000)), 1);
 	print_events("port down: a", a.ctx);
 	print_events("port down: b", b.ctx);
-	qphs_context_info(a.ctx, &ca);
-	qphs_context_info(b.ctx, &cb);
-	ck_assert_int_eq(ca.failed, 1);
-	ck_assert_int_eq(cb.failed, 1);
-	ck_assert_str_eq(cb.port_state, qphs__verbs_port_state_name(IBV_PORT_DOWN));
-	assert_failed_ep(ea, QPHS_ERR_PORT_NOT_ACTIVE);
-	assert_failed_ep(eb, QPHS_ERR_PORT_NOT_ACTIVE);
-	printf("# %s\n", qphs_endpoint_errstr(eb));
-	/* The context is inactive: a connect is refused before any RPC. */
-	rc = qphs_connect(a.ctx, b.path, &ea2);
-	ck_assert_msg(rc == QPHS_ERR_PORT_NOT_ACTIVE, "got %s", qphs_errname(rc));
-	ck_assert_ptr_null(ea2);
-	printf("# %s\n", qphs_context_errstr(a.ctx));
-	snprintf(want, sizeof(want), "Device %s port not active", a.dev);
-	lab_assert_mooncake(qphs_context_errstr(a.ctx), want);
+	assert_port_down(&a, &b, ea, eb);
 	qphs_endpoint_put(ea);
 	qphs_endpoint_put(eb);
 	ck_assert_int_eq(lab_topo_fault("link b up"), 0);
 	ck_assert_uint_ge(wait_event(b.ctx, IBV_EVENT_PORT_ACTIVE, 1, rdma_ms(5000)), 1);
 	ck_assert_uint_ge(wait_event(a.ctx, IBV_EVENT_PORT_ACTIVE, 1, rdma_ms(5000)), 1);
-	qphs_context_info(a.ctx, &ca);
-	qphs_context_info(b.ctx, &cb);
-	ck_assert_int_eq(ca.failed, 0);
-	ck_assert_int_eq(cb.failed, 0);
-	/* Usable again, with fresh QPs; the retired ones are gone. */
-	lab_connect_ok(&a, &b, 2, &ea2, &eb2);
-	ck_assert_msg(qphs_endpoint_check_data(ea2, 4096, rdma_ms(5000), &res) == 0, "%s", res.text);
-	ck_assert_int_eq(lab_count_qps(a.dev), 2);
-	ck_assert_int_eq(lab_count_qps(b.dev), 2);
-	qphs_endpoint_put(ea2);
-	qphs_endpoint_put(eb2);
+	assert_port_back(&a, &b);
 	lab_down(&a);
 	lab_down(&b);
 }

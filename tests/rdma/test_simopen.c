@@ -188,59 +188,84 @@ static void assert_paired(struct qphs_endpoint *ea, struct qphs_endpoint *eb)
 	}
 }
 
-START_TEST(simopen_stale_reply_retires_and_retries)
+/* a's connect: retried after retirement, and counted so. */
+static void assert_retried(struct qphs_endpoint *ep)
 {
-	struct lab_host a, b;
-	struct held h = {.a = &a, .b = &b};
+	struct qphs_endpoint_info i;
+
+	qphs_endpoint_info(ep, &i);
+	printf("# stale reply: a's connect took %llu attempts, %llu after retirement\n",
+	       (unsigned long long)i.connect_attempts, (unsigned long long)i.retired_retries);
+	ck_assert_uint_gt(i.connect_attempts, 1);
+	ck_assert_uint_ge(i.retired_retries, 1);
+}
+
+/* Runs the race; returns the QPN b's first endpoint had (now retired). */
+static uint32_t provoke_stale_reply(struct lab_host *a, struct lab_host *b)
+{
+	struct held h = {.a = a, .b = b};
 	struct qphs_rdma_hooks hook = {.active_reply_delay_ms = rdma_ms(3000)};
-	struct qphs_endpoint *eb_old, *eb_new = NULL, *ea, *eb;
-	struct qphs_endpoint_info i_old, ia;
-	struct qphs_data_result res;
+	struct qphs_endpoint *eb_old, *eb_new = NULL;
+	struct qphs_endpoint_info info;
 	pthread_t t;
 	int rc;
 
-	lab_up(&a, 0, NULL);
-	lab_up(&b, 1, NULL);
-	qphs_context_set_hooks(a.ctx, &hook);
+	qphs_context_set_hooks(a->ctx, &hook);
 	pthread_create(&t, NULL, held_connect, &h);
-	eb_old = wait_passive_connected(&b, &a);
-	qphs_endpoint_info(eb_old, &i_old);
+	eb_old = wait_passive_connected(b, a);
+	qphs_endpoint_info(eb_old, &info);
 	qphs_endpoint_close(eb_old); /* b forgets; a is not told */
 	qphs_endpoint_put(eb_old);
-	rc = qphs_connect(b.ctx, a.path, &eb_new);
+	rc = qphs_connect(b->ctx, a->path, &eb_new);
 	ck_assert_msg(rc == 0, "b -> a: %s: %s", qphs_errname(rc),
 		      eb_new ? qphs_endpoint_errstr(eb_new) : "");
 	/* The race only exists while a still holds the stale reply. */
 	ck_assert_msg(!atomic_load(&h.done), "a's held connect ended before b reconnected: "
 		      "raise active_reply_delay_ms");
-	qphs_context_set_hooks(a.ctx, NULL); /* the retry goes at full speed */
+	qphs_context_set_hooks(a->ctx, NULL); /* the retry goes at full speed */
 	pthread_join(t, NULL);
+	qphs_endpoint_put(eb_new);
 	ck_assert_msg(h.rc == 0, "a -> b: %s: %s", qphs_errname(h.rc),
 		      h.ep ? qphs_endpoint_errstr(h.ep) : "");
-	qphs_endpoint_info(h.ep, &ia);
-	printf("# stale reply: a's connect took %llu attempts, %llu after retirement\n",
-	       (unsigned long long)ia.connect_attempts, (unsigned long long)ia.retired_retries);
-	ck_assert_uint_gt(ia.connect_attempts, 1);
-	ck_assert_uint_ge(ia.retired_retries, 1);
+	assert_retried(h.ep);
 	qphs_endpoint_put(h.ep);
-	qphs_endpoint_put(eb_new);
-	ea = qphs_context_endpoint(a.ctx, b.path);
-	eb = qphs_context_endpoint(b.ctx, a.path);
+	return info.qpn[0];
+}
+
+/* One endpoint per side, fresh on b, paired, RTS, data both ways, and no
+ * retired endpoint or QP left behind. */
+static void assert_one_set_each(struct lab_host *a, struct lab_host *b, uint32_t old_qpn)
+{
+	struct qphs_endpoint *ea = qphs_context_endpoint(a->ctx, b->path);
+	struct qphs_endpoint *eb = qphs_context_endpoint(b->ctx, a->path);
+	struct qphs_endpoint_info ib;
+	struct qphs_data_result res;
+
 	ck_assert(ea && eb);
 	ck_assert_int_eq(qphs_endpoint_wait_ready(ea, rdma_ms(3000)), 0);
 	ck_assert_int_eq(qphs_endpoint_wait_ready(eb, rdma_ms(3000)), 0);
 	assert_paired(ea, eb);
-	qphs_endpoint_info(eb, &ia);
-	ck_assert_uint_ne(ia.qpn[0], i_old.qpn[0]);
+	qphs_endpoint_info(eb, &ib);
+	ck_assert_uint_ne(ib.qpn[0], old_qpn);
 	ck_assert_msg(qphs_endpoint_check_data(ea, 4096, rdma_ms(3000), &res) == 0, "%s", res.text);
 	ck_assert_msg(qphs_endpoint_check_data(eb, 4096, rdma_ms(3000), &res) == 0, "%s", res.text);
-	/* Exactly one set per side: every retired one is gone. */
-	ck_assert_int_eq(qphs_context_endpoints(a.ctx, NULL, 0), 1);
-	ck_assert_int_eq(qphs_context_endpoints(b.ctx, NULL, 0), 1);
-	ck_assert_int_eq(lab_count_qps(a.dev), 2);
-	ck_assert_int_eq(lab_count_qps(b.dev), 2);
+	ck_assert_int_eq(qphs_context_endpoints(a->ctx, NULL, 0), 1);
+	ck_assert_int_eq(qphs_context_endpoints(b->ctx, NULL, 0), 1);
+	ck_assert_int_eq(lab_count_qps(a->dev), 2);
+	ck_assert_int_eq(lab_count_qps(b->dev), 2);
 	qphs_endpoint_put(ea);
 	qphs_endpoint_put(eb);
+}
+
+START_TEST(simopen_stale_reply_retires_and_retries)
+{
+	struct lab_host a, b;
+	uint32_t old_qpn;
+
+	lab_up(&a, 0, NULL);
+	lab_up(&b, 1, NULL);
+	old_qpn = provoke_stale_reply(&a, &b);
+	assert_one_set_each(&a, &b, old_qpn);
 	lab_down(&a);
 	lab_down(&b);
 	ck_assert_int_eq(lab_count_qps(a.dev), 0);
