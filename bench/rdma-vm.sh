@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rdma-vm.sh BUILD [N...] -- inside the lab VM: the two shared-mode hosts of
-# tests/rdma/topo-shared.sh, our setup figures (bench/rdma_setup.c), then
+# netns/topo, our setup figures (bench/rdma_setup.c), then
 # rdma-core's cmtime (rdma_cm) on the same devices, and our per-connection
 # time as a ratio to rdma_cm's.  Every step is bounded by `timeout`.
 set -eu -o pipefail
@@ -8,9 +8,16 @@ build=${1:-build}
 shift || true
 [ $# -gt 0 ] || set -- 64 256
 cd "$(dirname "$0")/.."
-topo=tests/rdma/topo-shared.sh
-eval "export $($topo up)"
-trap '$topo down' EXIT
+topo=netns/topo
+json=$($topo up --name rdmab --hosts a,b --mode shared)
+trap '$topo down --name rdmab' EXIT
+# The hosts' devices, addresses and netdevs, as the rdma suite names them.
+eval "$(python3 -c '
+import json, sys
+h = json.load(sys.stdin)["hosts"]
+for var, key in (("DEVS", "rxe"), ("ADDRS", "addr4"), ("NETDEVS", "ifname")):
+    print("export QPLAB_RDMA_%s=%s" % (var, ",".join(x[key] for x in h)))
+' <<<"$json")"
 modprobe rdma_ucm
 A=${QPLAB_RDMA_ADDRS%,*} B=${QPLAB_RDMA_ADDRS#*,}
 out=$build/bench/rdma_setup.txt

@@ -1,6 +1,6 @@
 /*
  * rdma_setup — connection-setup figures on real rxe (run by bench/rdma.sh
- * inside the lab VM, on the two hosts of tests/rdma/topo-shared.sh):
+ * inside the lab VM, on two shared-mode hosts of netns/topo):
  *
  *   1. how many QPs one process can create on one rxe device (bounded);
  *   2. connect() to both sides ready, 1 endpoint x 2 QPs, repeated;

@@ -203,6 +203,20 @@ static int handle_reply(struct qphs_endpoint *ep, int rc, const char *txt,
 	return 0;
 }
 
+/* Lab hook: hold the reply before acting on it (no lock held), so the peer
+ * can retire and rebuild its QPs meanwhile — the reply then names QPs that
+ * no longer exist, the case already_connected() resolves by retiring. */
+static void reply_delay_hook(struct qphs_context *ctx)
+{
+	int ms;
+
+	pthread_mutex_lock(&ctx->hook_lock);
+	ms = ctx->hooks.active_reply_delay_ms;
+	pthread_mutex_unlock(&ctx->hook_lock);
+	if (ms > 0)
+		sleep_us(ms * 1000L);
+}
+
 /* The RPC thread's part of one attempt. */
 static int run_handshake(struct qphs_endpoint *ep, const char *server)
 {
@@ -226,6 +240,7 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 		rc = qphs__hs_send_timed(ep->ctx, server, &local, &reply, txt, sizeof(txt), &tcp);
 		ep->rpc_ms = qphs__mono_ms() - t0;
 		ep->tcp_ms = tcp;
+		reply_delay_hook(ep->ctx);
 		parsed = rc == 0 || rc == QPHS_ERR_REJECT_HANDSHAKE;
 		if (!parsed && qphs__hs_desc_init(&reply) == 0)
 			parsed = 1;
@@ -287,6 +302,15 @@ int qphs_connect(struct qphs_context *ctx, const char *peer, struct qphs_endpoin
 	int rc = QPHS_ERR_RETIRED, retries = 0;
 
 	*out = NULL;
+	if (atomic_load(&ctx->failed)) {
+		/* Mooncake marks the context inactive until the port is back. */
+		pthread_mutex_lock(&ctx->event_lock);
+		qphs__context_set_err(ctx, "Device %s port not active [port %d: async event %s; "
+				      "usable again after IBV_EVENT_PORT_ACTIVE]", ctx->device,
+				      ctx->port, ctx->last_event);
+		pthread_mutex_unlock(&ctx->event_lock);
+		return QPHS_ERR_PORT_NOT_ACTIVE;
+	}
 	if (qphs__nic_path_split(peer, &server, &dev)) {
 		qphs__context_set_err(ctx, "Parse peer nic path failed: %s", peer);
 		return QPHS_ERR_BAD_NIC_PATH;
@@ -307,6 +331,7 @@ int qphs_connect(struct qphs_context *ctx, const char *peer, struct qphs_endpoin
 	if (ep) {
 		pthread_mutex_lock(&ep->lock);
 		ep->retired_retries += (uint64_t)retries;
+		ep->connect_attempts += (uint64_t)retries; /* made on retired ones */
 		if (ep->errstr[0] && rc)
 			qphs__context_set_err(ctx, "%s", ep->errstr);
 		pthread_mutex_unlock(&ep->lock);

@@ -1,17 +1,14 @@
 /*
- * One RDMA device: port state, LID, GID index, PD, CQ, the check region and
- * the async-event thread.  The active MTU is read here at open for the
- * record, and read again by every connect (SPEC §7): an MTU lowered after
- * open must not produce a path MTU above it.
+ * One RDMA device: port state, LID, GID index, PD, CQ, the check region;
+ * it starts the async-event thread (events.c).  The active MTU is read here
+ * at open for the record, and read again by every connect (SPEC §7): an MTU
+ * lowered after open must not produce a path MTU above it.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gidrank.h"
 #include "log.h"
@@ -157,78 +154,6 @@ static int check_port(struct qphs_context *ctx)
 	return 0;
 }
 
-/* Async events: QP fatal marks the endpoint owning that QP failed; device
- * fatal and port errors mark the context failed (SPEC issue: "the endpoints
- * they touch marked failed"). */
-static void handle_event(struct qphs_context *ctx, struct ibv_async_event *ev)
-{
-	snprintf(ctx->last_event, sizeof(ctx->last_event), "%s",
-		 qphs__verbs_event_name(ev->event_type));
-	QPHS_WARN("[Handshake] %s: async event %s", ctx->device, ctx->last_event);
-	switch (ev->event_type) {
-	case IBV_EVENT_DEVICE_FATAL:
-	case IBV_EVENT_PORT_ERR:
-		atomic_store(&ctx->failed, 1);
-		break;
-	case IBV_EVENT_PORT_ACTIVE:
-		atomic_store(&ctx->failed, 0);
-		break;
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-		pthread_mutex_lock(&ctx->ep_lock);
-		for (struct qphs_endpoint *ep = ctx->eps; ep; ep = ep->next)
-			for (int i = 0; i < ep->nqp; i++)
-				if (ep->qp[i].qp == ev->element.qp)
-					qphs__ep_set_err(ep, QPHS_ERR_DEVICE_FATAL,
-							 "QP %u: async event %s", ep->qp[i].qp->qp_num,
-							 ctx->last_event);
-		pthread_mutex_unlock(&ctx->ep_lock);
-		break;
-	default:
-		break;
-	}
-}
-
-static void *async_main(void *arg)
-{
-	struct qphs_context *ctx = arg;
-	struct pollfd pfd[2] = {{.fd = ctx->ib->async_fd, .events = POLLIN},
-				{.fd = ctx->stop_pipe[0], .events = POLLIN}};
-
-	for (;;) {
-		struct ibv_async_event ev;
-
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
-			break;
-		if (pfd[1].revents)
-			break;
-		if (!(pfd[0].revents & POLLIN))
-			continue;
-		if (qphs__verbs_get_async_event(ctx->ib, &ev))
-			continue;
-		handle_event(ctx, &ev);
-		qphs__verbs_ack_async_event(&ev);
-	}
-	return NULL;
-}
-
-static int start_async(struct qphs_context *ctx)
-{
-	int fl = fcntl(ctx->ib->async_fd, F_GETFL);
-
-	if (fl < 0 || fcntl(ctx->ib->async_fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
-	    pipe2(ctx->stop_pipe, O_CLOEXEC) < 0)
-		return QPHS_ERR_CONTEXT;
-	if (pthread_create(&ctx->async_thread, NULL, async_main, ctx)) {
-		close(ctx->stop_pipe[0]);
-		close(ctx->stop_pipe[1]);
-		return QPHS_ERR_CONTEXT;
-	}
-	ctx->async_started = 1;
-	return 0;
-}
-
 static int open_resources(struct qphs_context *ctx)
 {
 	ctx->pd = qphs__verbs_alloc_pd(ctx->ib);
@@ -259,6 +184,7 @@ static void init_locks(struct qphs_context *ctx)
 	pthread_mutex_init(&ctx->check_lock, NULL);
 	pthread_mutex_init(&ctx->ep_lock, NULL);
 	pthread_mutex_init(&ctx->hook_lock, NULL);
+	pthread_mutex_init(&ctx->event_lock, NULL);
 }
 
 int qphs__context_open(struct qphs_rdma *r, const char *device, struct qphs_context **out)
@@ -290,7 +216,7 @@ int qphs__context_open(struct qphs_rdma *r, const char *device, struct qphs_cont
 	}
 	if ((rc = check_port(ctx)) || (rc = choose_gid(ctx)) || (rc = open_resources(ctx)))
 		return rc;
-	if ((rc = start_async(ctx))) {
+	if ((rc = qphs__events_start(ctx))) {
 		qphs__context_set_err(ctx, "%s: cannot start the async event thread", device);
 		return rc;
 	}
@@ -305,15 +231,7 @@ void qphs__context_close(struct qphs_context *ctx)
 {
 	if (!ctx)
 		return;
-	if (ctx->async_started) {
-		if (write(ctx->stop_pipe[1], "x", 1) < 0)
-			QPHS_WARN("%s: cannot signal the async thread", ctx->device);
-		pthread_join(ctx->async_thread, NULL);
-	}
-	if (ctx->stop_pipe[0] >= 0) {
-		close(ctx->stop_pipe[0]);
-		close(ctx->stop_pipe[1]);
-	}
+	qphs__events_stop(ctx);
 	qphs__ep_destroy_all(ctx);
 	if (ctx->region_mr && qphs__verbs_dereg_mr(ctx->region_mr))
 		QPHS_WARN("%s: ibv_dereg_mr failed", ctx->device);
@@ -328,5 +246,6 @@ void qphs__context_close(struct qphs_context *ctx)
 	pthread_mutex_destroy(&ctx->check_lock);
 	pthread_mutex_destroy(&ctx->ep_lock);
 	pthread_mutex_destroy(&ctx->hook_lock);
+	pthread_mutex_destroy(&ctx->event_lock);
 	free(ctx);
 }

@@ -258,6 +258,11 @@ struct qphs_context *qphs__rdma_find_ctx(struct qphs_rdma *r, const char *device
 	return ctx;
 }
 
+const char *qphs_context_errstr(const struct qphs_context *ctx)
+{
+	return ctx->errstr;
+}
+
 const char *qphs_rdma_errstr(const struct qphs_rdma *r)
 {
 	return r->errstr;
@@ -325,6 +330,9 @@ int qphs_context_info(struct qphs_context *ctx, struct qphs_context_info *o)
 	o->max_res_rd_atom = ctx->dev_attr.max_res_rd_atom;
 	snprintf(o->quirk_profile, sizeof(o->quirk_profile), "%s", ctx->cfg->quirk_profile);
 	o->failed = atomic_load(&ctx->failed);
+	pthread_mutex_lock(&ctx->event_lock);
 	snprintf(o->last_event, sizeof(o->last_event), "%s", ctx->last_event);
+	memcpy(o->event_count, ctx->event_count, sizeof(o->event_count));
+	pthread_mutex_unlock(&ctx->event_lock);
 	return 0;
 }

@@ -75,12 +75,14 @@ struct qphs_context {
 	struct qphs_rdma_hooks hooks;
 	char hook_gid[64];
 	char hook_server[256];
-	/* Async events. */
+	/* Async events (events.c). */
 	pthread_t async_thread;
 	int async_started;
 	int stop_pipe[2];
 	atomic_int failed;
+	pthread_mutex_t event_lock;        /* last_event, event_count */
 	char last_event[64];
+	uint32_t event_count[QPHS_EVENT_TYPES];
 	char errstr[QPHS__TEXT_LEN];
 };
 
@@ -125,6 +127,10 @@ void qphs__context_close(struct qphs_context *ctx);
 int qphs__context_active_mtu(struct qphs_context *ctx, int *bytes, int *state);
 void qphs__context_set_err(struct qphs_context *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* events.c: the async-event thread of a context. */
+int qphs__events_start(struct qphs_context *ctx);
+void qphs__events_stop(struct qphs_context *ctx);
 
 /* qp.c: the four transitions; each returns 0 or a positive errno. */
 struct qphs__rtr_params {

@@ -33,27 +33,52 @@ static int choose_mtu(struct qphs_context *ctx, int peer_mtu)
 	return mtu;
 }
 
-/* Mooncake asks 16 responder and initiator resources.  With clamping on,
- * ask no more than the device reports, and no more than what is left of
- * its device-wide responder budget (max_res_rd_atom) for our QPs. */
+/* Mooncake asks 16 responder and initiator resources per QP.  Clamping
+ * (Mooncake PR 3977) sizes one QP without looking at the endpoints that
+ * already exist: the device's responder budget (max_res_rd_atom) is shared
+ * across a nominal RD_ATOM_NOMINAL_QPS QPs, at least 1 when the budget is
+ * not zero, and capped at 16 and at max_qp_rd_atom; the initiator depth is
+ * capped at that and at max_qp_init_rd_atom.  So every endpoint gets the
+ * same depth — a second endpoint is not starved by the first (dividing
+ * what is left by the QP count gave it 0).  Ours on top: never ask more
+ * than what our own QPs left of the budget, but never less than 1: a QP
+ * the budget cannot serve fails RTR with EINVAL, which diag explains,
+ * instead of reaching RTS unable to answer a single READ. */
+#define RD_ATOM_DEFAULT 16
+#define RD_ATOM_NOMINAL_QPS 16
+
+static int clamp_responder(const struct ibv_device_attr *a, int used)
+{
+	int r = RD_ATOM_DEFAULT;
+
+	if (a->max_qp_rd_atom > 0 && r > a->max_qp_rd_atom)
+		r = a->max_qp_rd_atom;
+	if (a->max_res_rd_atom > 0) {
+		int share = a->max_res_rd_atom / RD_ATOM_NOMINAL_QPS;
+		int left = a->max_res_rd_atom - used;
+
+		if (share < 1)
+			share = 1;
+		if (r > share)
+			r = share;
+		if (r > left)
+			r = left > 1 ? left : 1;
+	}
+	return r;
+}
+
 static void choose_rd_atomic(struct qphs_endpoint *ep, int *resp, int *init)
 {
 	struct qphs_context *ctx = ep->ctx;
 	const struct ibv_device_attr *a = &ctx->dev_attr;
-	int r = 16, i = 16;
+	int r = RD_ATOM_DEFAULT, i = RD_ATOM_DEFAULT;
 
 	pthread_mutex_lock(&ctx->ep_lock);
 	if (ctx->cfg->rd_atomic_clamp) {
-		if (a->max_qp_rd_atom > 0 && r > a->max_qp_rd_atom)
-			r = a->max_qp_rd_atom;
+		r = clamp_responder(a, ctx->rd_atom_used);
+		i = r;
 		if (a->max_qp_init_rd_atom > 0 && i > a->max_qp_init_rd_atom)
 			i = a->max_qp_init_rd_atom;
-		if (a->max_res_rd_atom > 0) {
-			int left = (a->max_res_rd_atom - ctx->rd_atom_used) / ep->nqp;
-
-			if (r > left)
-				r = left > 0 ? left : 0;
-		}
 	}
 	ctx->rd_atom_used += r * ep->nqp;
 	ep->rd_atom_taken += r * ep->nqp;

@@ -145,7 +145,8 @@ static int strict_mtu_modify_qp(struct qphs__verbs *v, struct qphs__qp *qp,
  * AMD Pensando ionic: reports max_qp_rd_atom = max_qp_init_rd_atom = 8 and
  * has a device-wide budget of 16 responder resources; a QP whose RTR asks
  * max_dest_rd_atomic above what is left fails with EINVAL (Mooncake PR 3977,
- * which clamps to the reported caps).  Fakes: the two caps and
+ * which clamps to the reported caps and shares the budget across a nominal
+ * 16 QPs: see setup.c).  Fakes: the two caps and
  * max_res_rd_atom = 16 in query_device, and the budget (taken at RTR, given
  * back when the QP goes to RESET or is destroyed). */
 #define IONIC_RD_ATOM 8

@@ -166,3 +166,17 @@ void lab_assert_reset(struct qphs_endpoint *ep)
 		ck_assert_msg(info.qp_state[i] == 0, "QP %d (qpn %u) left in state %d", i,
 			      info.qpn[i], info.qp_state[i]);
 }
+
+/* netns/topo's fault command on the suite's topology (QPLAB_RDMA_TOPO is
+ * the topo script, QPLAB_RDMA_TOPO_NAME the topology's name: main.c or
+ * phase 60-rdma export both). */
+int lab_topo_fault(const char *args)
+{
+	const char *topo = getenv("QPLAB_RDMA_TOPO"), *name = getenv("QPLAB_RDMA_TOPO_NAME");
+	char cmd[512];
+
+	if (!topo || !name)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "%s fault --name %s %s", topo, name, args);
+	return system(cmd) == 0 ? 0 : -1;
+}

@@ -1,6 +1,8 @@
-/* The rdma test runner: sets up two lab hosts in shared mode (or uses the
- * ones named in QPLAB_RDMA_DEVS / QPLAB_RDMA_ADDRS), runs every suite, one
+/* The rdma test runner: sets up two lab hosts in shared mode with
+ * netns/topo (or uses the ones named in QPLAB_RDMA_DEVS / QPLAB_RDMA_ADDRS /
+ * QPLAB_RDMA_NETDEVS, as phase 60-rdma does), runs every suite, one
  * process per test, and tears the topology down. */
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,53 +70,92 @@ int rdma_smoke(void)
 	return s && strcmp(s, "0");
 }
 
-/* Runs topo-shared.sh up and exports what it printed. */
-static int topology_up(const char *script)
+/* The topology comes from netns/topo (QPLAB_RDMA_TOPO, default
+ * netns/topo from the checkout), in shared mode, named TOPO_NAME.  Its JSON
+ * gives the devices, addresses and netdevs the suites read. */
+#define TOPO_NAME "rdma"
+
+static void export_hosts(struct json_object *hosts)
 {
-	char cmd[512], line[512];
-	FILE *p;
+	static const char *const keys[][2] = {{"rxe", "QPLAB_RDMA_DEVS"},
+					      {"addr4", "QPLAB_RDMA_ADDRS"},
+					      {"ifname", "QPLAB_RDMA_NETDEVS"}};
 
-	snprintf(cmd, sizeof(cmd), "%s up", script);
-	if (!(p = popen(cmd, "r")))
-		return -1;
-	while (fgets(line, sizeof(line), p)) {
-		char *tok = strtok(line, " \n");
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		char val[256] = "";
+		size_t used = 0;
 
-		for (; tok; tok = strtok(NULL, " \n")) {
-			char *eq = strchr(tok, '=');
-			if (eq) {
-				*eq = '\0';
-				setenv(tok, eq + 1, 1);
-			}
+		for (size_t i = 0; i < json_object_array_length(hosts); i++) {
+			struct json_object *v;
+
+			if (!json_object_object_get_ex(json_object_array_get_idx(hosts, i),
+						       keys[k][0], &v))
+				continue;
+			used += (size_t)snprintf(val + used, sizeof(val) - used, "%s%s",
+						 i ? "," : "", json_object_get_string(v));
+			if (used >= sizeof(val))
+				break;
 		}
+		setenv(keys[k][1], val, 1);
 	}
-	return pclose(p) == 0 && getenv("QPLAB_RDMA_DEVS") ? 0 : -1;
 }
 
-static void topology_down(const char *script)
+/* `topo up` for two hosts in shared mode; exports what the suites read. */
+static int topology_up(const char *topo)
+{
+	char cmd[512], *buf = calloc(1, 1 << 16);
+	size_t n = 0, r;
+	struct json_object *t, *hosts;
+	FILE *p;
+	int ok;
+
+	snprintf(cmd, sizeof(cmd), "%s up --name %s --hosts a,b --mode shared%s", topo, TOPO_NAME,
+		 getenv("QPLAB_ALLOW_HOST_ROUTING") && !strcmp(getenv("QPLAB_ALLOW_HOST_ROUTING"), "1")
+			 ? " --allow-host-routing-changes" : "");
+	if (!buf || !(p = popen(cmd, "r"))) {
+		free(buf);
+		return -1;
+	}
+	while (n < (1 << 16) - 1 && (r = fread(buf + n, 1, (1 << 16) - 1 - n, p)) > 0)
+		n += r;
+	ok = pclose(p) == 0;
+	t = json_tokener_parse(buf);
+	free(buf);
+	ok = ok && t && json_object_object_get_ex(t, "hosts", &hosts) &&
+	     json_object_array_length(hosts) == 2;
+	if (ok) {
+		export_hosts(hosts);
+		setenv("QPLAB_RDMA_TOPO", topo, 1);
+		setenv("QPLAB_RDMA_TOPO_NAME", TOPO_NAME, 1);
+	}
+	json_object_put(t);
+	return ok ? 0 : -1;
+}
+
+static void topology_down(const char *topo)
 {
 	char cmd[512];
 
-	snprintf(cmd, sizeof(cmd), "%s down", script);
+	snprintf(cmd, sizeof(cmd), "%s down --name %s", topo, TOPO_NAME);
 	if (system(cmd) != 0)
 		fprintf(stderr, "# rdma: topology teardown reported an error\n");
 }
 
 int main(int argc, char **argv)
 {
-	const char *script = getenv("QPLAB_RDMA_TOPO");
+	const char *topo = getenv("QPLAB_RDMA_TOPO");
 	SRunner *sr = NULL;
 	int own_topo = 0, failed;
 
-	if (!script)
-		script = "tests/rdma/topo-shared.sh";
+	if (!topo)
+		topo = "netns/topo";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	double t0 = now_s();
 
 	if (!getenv("QPLAB_RDMA_DEVS")) {
-		if (topology_up(script)) {
-			printf("Bail out! could not set up the two-host shared topology (%s)\n", script);
-			topology_down(script);
+		if (topology_up(topo)) {
+			printf("Bail out! could not set up the two-host shared topology (%s)\n", topo);
+			topology_down(topo);
 			return 1;
 		}
 		own_topo = 1;
@@ -146,7 +187,7 @@ int main(int argc, char **argv)
 	printf("# suites took %.2f s\n", now_s() - t0);
 	t0 = now_s();
 	if (own_topo)
-		topology_down(script);
+		topology_down(topo);
 	printf("# topology down in %.2f s\n", now_s() - t0);
 	return failed ? 1 : 0;
 }

@@ -53,6 +53,9 @@ void lab_assert_rts(struct qphs_endpoint *ep, int nqp);
 /* Connects a -> b and asserts both sides CONNECTED, every QP RTS. */
 void lab_connect_ok(struct lab_host *a, struct lab_host *b, int nqp,
 		    struct qphs_endpoint **ea, struct qphs_endpoint **eb);
+/* `topo fault --name NAME ARGS` on the suite's topology; 0 or -1 (also
+ * when QPLAB_RDMA_TOPO / QPLAB_RDMA_TOPO_NAME are not set). */
+int lab_topo_fault(const char *args);
 /* Asserts text starts with prefix and has " [" detail after it. */
 void lab_assert_mooncake(const char *text, const char *prefix);
 

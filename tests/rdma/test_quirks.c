@@ -151,6 +151,61 @@ START_TEST(quirk_ionic_atomic_needs_clamp)
 }
 END_TEST
 
+/* Two endpoints on one ionic-like context.  Mooncake PR 3977 sizes each QP
+ * from the device caps alone: the responder budget max_res_rd_atom (16) is
+ * shared across a nominal 16 QPs, so 1 per QP, capped at max_qp_rd_atom
+ * (8) — the same for every endpoint.  Dividing what was left by the
+ * endpoint's QP count gave the first endpoint all of it and the second 0.
+ * With 8 QPs per endpoint two endpoints fill the budget exactly; a third
+ * asks 1 per QP with nothing left and fails RTR with EINVAL, and diag says
+ * why. */
+START_TEST(quirk_ionic_second_endpoint_gets_the_same_depth)
+{
+	struct lab_host a, b, c, d;
+	struct qphs_config cfg;
+	struct qphs_endpoint *ea[2], *ep[2], *ed = NULL;
+	struct lab_host *peer[2] = {&b, &c};
+	struct qphs_endpoint_info info;
+	struct qphs_data_result res;
+	int rc;
+
+	lab_config(&cfg);
+	snprintf(cfg.quirk_profile, sizeof(cfg.quirk_profile), "ionic-atomic");
+	cfg.num_qp_per_ep = 8;
+	lab_up(&a, 0, &cfg);
+	lab_up(&b, 1, &cfg);
+	lab_up(&c, 1, &cfg); /* a second server on b's device: another nic path */
+	lab_up(&d, 1, &cfg);
+	for (int i = 0; i < 2; i++) {
+		lab_connect_ok(&a, peer[i], 8, &ea[i], &ep[i]);
+		qphs_endpoint_info(ea[i], &info);
+		printf("# ionic: endpoint %d of a: max_dest_rd_atomic %d per QP\n", i + 1,
+		       info.rd_atomic);
+		ck_assert_int_eq(info.rd_atomic, 1);
+		rc = qphs_endpoint_check_data(ea[i], 4096, rdma_ms(3000), &res);
+		ck_assert_msg(rc == 0, "a -> peer %d: %s", i + 1, res.text);
+		rc = qphs_endpoint_check_data(ep[i], 4096, rdma_ms(3000), &res);
+		ck_assert_msg(rc == 0, "peer %d -> a (READ served by a): %s", i + 1, res.text);
+	}
+	rc = qphs_connect(a.ctx, d.path, &ed);
+	ck_assert_msg(rc == QPHS_ERR_MODIFY_QP, "third endpoint: %s", qphs_errname(rc));
+	unit_hit(rc);
+	printf("# %s\n", qphs_endpoint_errstr(ed));
+	lab_assert_mooncake(qphs_endpoint_errstr(ed), "Failed to modify QP to RTR, check mtu, gid, "
+			    "peer lid, peer qp num: Invalid argument");
+	ck_assert_ptr_nonnull(strstr(qphs_endpoint_errstr(ed), "max_res_rd_atom is 16"));
+	qphs_endpoint_put(ed);
+	for (int i = 0; i < 2; i++) {
+		qphs_endpoint_put(ea[i]);
+		qphs_endpoint_put(ep[i]);
+	}
+	lab_down(&a);
+	lab_down(&b);
+	lab_down(&c);
+	lab_down(&d);
+}
+END_TEST
+
 START_TEST(unknown_quirk_profile_rejected)
 {
 	struct qphs_config cfg;
@@ -173,6 +228,8 @@ Suite *suite_quirks(void)
 	tcase_add_test(unit_tcase(s, "erdma", 30), quirk_erdma_reuse_fails_reconstruct_works);
 	tcase_add_test(unit_tcase(s, "strict_mtu", 30), quirk_strict_path_mtu_needs_reread);
 	tcase_add_test(unit_tcase(s, "ionic", 30), quirk_ionic_atomic_needs_clamp);
+	tcase_add_test(unit_tcase(s, "ionic_two_eps", 60),
+		       quirk_ionic_second_endpoint_gets_the_same_depth);
 	tcase_add_test(unit_tcase(s, "unknown", 10), unknown_quirk_profile_rejected);
 	return s;
 }

@@ -105,6 +105,46 @@ START_TEST(peer_without_local_gid_found_by_metadata)
 }
 END_TEST
 
+/* The passive side's RTR is held back (hook: passive_rtr_delay_ms, on b's
+ * worker).  b answers only after its QPs are RTS, and a moves to RTR only
+ * on that answer, so a cannot post before b can take it: when a's connect
+ * returns, b's QPs are already RTS and its endpoint CONNECTED (the ready
+ * ACK went out before connect returned), and data flows at once, with no
+ * wait on b. */
+START_TEST(passive_rtr_delay_holds_the_active_side)
+{
+	struct lab_host a, b;
+	int delay = rdma_ms(1500);
+	struct qphs_rdma_hooks h = {.passive_rtr_delay_ms = delay};
+	struct qphs_endpoint *ea, *eb;
+	struct qphs_endpoint_info ia, ib;
+	struct qphs_data_result res;
+	int rc;
+
+	lab_up(&a, 0, NULL);
+	lab_up(&b, 1, NULL);
+	qphs_context_set_hooks(b.ctx, &h);
+	rc = qphs_connect(a.ctx, b.path, &ea);
+	ck_assert_msg(rc == 0, "%s: %s", qphs_errname(rc), ea ? qphs_endpoint_errstr(ea) : "");
+	eb = qphs_context_endpoint(b.ctx, a.path);
+	ck_assert_ptr_nonnull(eb);
+	qphs_endpoint_info(ea, &ia);
+	qphs_endpoint_info(eb, &ib);
+	printf("# passive RTR delayed %d ms: a's Connection round trip %.1f ms, b %s\n", delay,
+	       ia.rpc_ms, qphs_ep_status_name(ib.status));
+	ck_assert_double_ge(ia.rpc_ms, delay);
+	ck_assert_int_eq(ib.status, QPHS_EP_CONNECTED);
+	for (int i = 0; i < ib.qp_count; i++)
+		ck_assert_int_eq(ib.qp_state[i], 3);
+	rc = qphs_endpoint_check_data(ea, 4096, rdma_ms(3000), &res);
+	ck_assert_msg(rc == 0, "%s", res.text);
+	qphs_endpoint_put(ea);
+	qphs_endpoint_put(eb);
+	lab_down(&a);
+	lab_down(&b);
+}
+END_TEST
+
 Suite *suite_readyack(void)
 {
 	Suite *s = suite_create("readyack");
@@ -113,5 +153,6 @@ Suite *suite_readyack(void)
 	tcase_add_test(unit_tcase(s, "old_passive", 30), ready_ack_with_old_passive_peer);
 	tcase_add_test(unit_tcase(s, "mtu", 30), mtu_negotiation_uses_the_smaller);
 	tcase_add_test(unit_tcase(s, "no_local_gid", 30), peer_without_local_gid_found_by_metadata);
+	tcase_add_test(unit_tcase(s, "rtr_delay", 30), passive_rtr_delay_holds_the_active_side);
 	return s;
 }

@@ -91,7 +91,8 @@
 	X(ERR_COMPLETION_TIMEOUT, -1108, "", "no completion within deadline")  \
 	X(ERR_DEVICE_FATAL, -1109, "", "RDMA device reported a fatal event")   \
 	X(ERR_RETIRED, -1110, "", "endpoint retired; connect again")           \
-	X(ERR_DATA_MISMATCH, -1111, "", "data-path check read back wrong bytes")
+	X(ERR_DATA_MISMATCH, -1111, "", "data-path check read back wrong bytes") \
+	X(ERR_QP_FATAL, -1112, "", "QP reported an asynchronous error")
 
 enum qphs_errno {
 #define QPHS__ERR_ENUM(name, code, fault, text) QPHS_##name = (code),

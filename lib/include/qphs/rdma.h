@@ -90,11 +90,16 @@ struct qphs_rdma_hooks {
 	const char *advertise_server;  /* server part of the nic path we send */
 	int passive_rtr_delay_ms;      /* passive side sleeps before RTR (worker) */
 	bool advertise_qpn_set;        /* advertise_qpn applies even when 0 (QPN 0) */
+	int active_reply_delay_ms;     /* active side sleeps between the Connection
+					* reply and its own RTR (caller's thread,
+					* no lock held): the peer may change its
+					* QPs meanwhile (simultaneous-open race) */
 };
 /* hooks: copied (strings too).  NULL clears all. */
 QPHS_EXPORT int qphs_context_set_hooks(struct qphs_context *ctx,
 				       const struct qphs_rdma_hooks *hooks);
 
+#define QPHS_EVENT_TYPES 32 /* above the last enum ibv_event_type */
 struct qphs_context_info {
 	char device[64];
 	char nic_path[300];
@@ -110,12 +115,18 @@ struct qphs_context_info {
 	int max_qp_init_rd_atom;
 	int max_res_rd_atom;
 	char quirk_profile[32];
-	int failed;              /* 1 after a device-fatal or port-error event */
+	int failed;              /* 1 after a device-fatal or port-error event,
+				  * 0 again after IBV_EVENT_PORT_ACTIVE */
 	char last_event[64];     /* name of the last async event, or "" */
+	/* Async events read since open, indexed by enum ibv_event_type. */
+	uint32_t event_count[QPHS_EVENT_TYPES];
 };
 QPHS_EXPORT int qphs_context_info(struct qphs_context *ctx, struct qphs_context_info *out);
 /* Borrowed, stable until qphs_rdma_free. */
 QPHS_EXPORT const char *qphs_context_nic_path(const struct qphs_context *ctx);
+/* Last error text of ctx, e.g. of a connect refused before any endpoint was
+ * involved (borrowed; valid until the next call on ctx). */
+QPHS_EXPORT const char *qphs_context_errstr(const struct qphs_context *ctx);
 
 /* Active setup towards peer_nic_path (borrowed): creates or reuses the
  * endpoint, runs the handshake (SPEC §4) and brings every QP to RTS.
@@ -178,7 +189,8 @@ struct qphs_endpoint_info {
 	uint64_t transitions_ok[QPHS_TR_COUNT];
 	uint64_t transitions_failed[QPHS_TR_COUNT];
 	uint64_t reset_skipped;           /* ->RESET not sent: already RESET */
-	uint64_t connect_attempts;        /* active attempts incl. retries */
+	uint64_t connect_attempts;        /* active attempts incl. retries (those
+					   * on retired predecessors count too) */
 	uint64_t retired_retries;         /* attempts that met a retired ep */
 	int peer_ready_ack;               /* the peer spoke ready_ack */
 	/* Last active setup, in ms: the Connection round trip (includes the

@@ -11,6 +11,8 @@ topo_up rdma --hosts a,b --mode shared
 export QPLAB_RDMA_DEVS="${H_RXE[0]},${H_RXE[1]}"
 export QPLAB_RDMA_ADDRS="${H_ADDR4[0]},${H_ADDR4[1]}"
 export QPLAB_RDMA_NETDEVS="${H_IF[0]},${H_IF[1]}"
+# The events suite takes host b's link down and up with `topo fault`.
+export QPLAB_RDMA_TOPO="$TOPO" QPLAB_RDMA_TOPO_NAME=rdma
 # The set: QPLAB_VM_SET when the driver exports it, else in-vm.sh's --set.
 set_name=${QPLAB_VM_SET:-}
 if [ -z "$set_name" ]; then
