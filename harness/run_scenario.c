@@ -127,8 +127,27 @@ static int topology(struct run_ctx *c, const struct qplab_plan *p, char *err, si
 	return 0;
 }
 
+/* A link's netem, in force from the start: a netem_on step on both ends. */
+static int link_netem(struct run_state *s, char *err, size_t errlen)
+{
+	for (size_t l = 0; l < s->p->nlinks; l++) {
+		const struct qplab_link *ln = &s->p->links[l];
+		struct qplab_step st = {.kind = QPLAB_STEP_NETEM_ON, .netem = ln->netem};
+
+		for (int end = 0; ln->netem.set && end < 2; end++) {
+			st.host = end ? ln->b : ln->a;
+			if (run_topo_fault(s->t, s->p, &st, err, errlen))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static bool changes_topology(const struct qplab_plan *p)
 {
+	for (size_t l = 0; l < p->nlinks; l++)
+		if (p->links[l].netem.set)
+			return true;
 	for (size_t i = 0; i < p->nsteps; i++)
 		switch (p->steps[i].kind) {
 		case QPLAB_STEP_CONNECT: case QPLAB_STEP_CONNECT_BOTH: case QPLAB_STEP_DISCONNECT:
@@ -166,6 +185,8 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 	trace("topo up", &tt);
 	snprintf(o->backend, sizeof(o->backend), "%s", c->topo.mode);
 	snprintf(o->kernel, sizeof(o->kernel), "%s", c->topo.kernel);
+	if (!rc)
+		rc = link_netem(&s, err, sizeof(err));
 	if (!rc)
 		rc = start_agents(&s, err, sizeof(err));
 	trace("agents ready", &tt);
