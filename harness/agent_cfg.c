@@ -88,7 +88,6 @@ static void agent_opts(struct cfgdec *c, struct agent *a, json_object *o)
 					   "delay_passive_rtr_ms", "advertise", "rd_atomic_clamp",
 					   NULL};
 	json_object *v;
-	bool old = false;
 
 	known_keys(c, o, keys);
 	if (take(c, o, "quirk", json_type_string, &v) > 0)
@@ -112,11 +111,7 @@ static void agent_opts(struct cfgdec *c, struct agent *a, json_object *o)
 	integer(c, o, "qp_rnr_retry", &a->cfg.qp_rnr_retry);
 	integer(c, o, "reply_timeout_ms", &a->cfg.reply_timeout_ms);
 	integer(c, o, "delay_passive_rtr_ms", &a->hooks.passive_rtr_delay_ms);
-	boolean(c, o, "old_protocol", &old);
-	/* qphs_connect always speaks typed frames: say so rather than pretend. */
-	if (old)
-		bad(c, "--config: %s: the library's connect has no old-protocol client yet",
-		    "old_protocol");
+	boolean(c, o, "old_protocol", &a->cfg.old_protocol);
 	if (take(c, o, "advertise", json_type_object, &v) > 0)
 		advertise(c, a, v);
 }

@@ -178,6 +178,18 @@ char *qplab_agent_req_raw_frame(int id, const char *address, const uint8_t *byte
 	return line(id, "raw_frame", x);
 }
 
+char *qplab_agent_req_raw_frame_kind(int id, const char *address, const char *kind,
+				     const char *peer, int deadline_ms)
+{
+	json_object *x = json_object_new_object();
+
+	add_str(x, "address", address);
+	add_str(x, "kind", kind);
+	add_str(x, "peer", peer);
+	add_int(x, "deadline_ms", deadline_ms);
+	return line(id, "raw_frame", x);
+}
+
 char *qplab_agent_req_exit(int id)
 {
 	return line(id, "exit", NULL);

@@ -176,6 +176,13 @@ struct qphs_endpoint_info {
 	 * peer's whole passive setup), our own transitions, the ACK round trip. */
 	double rpc_ms, setup_ms, ack_ms;
 	double passive_setup_ms;          /* last passive setup's transitions */
+	/* The last setup, active or passive (added), in ms: the TCP connect of
+	 * its Connection request (active only), and each transition summed
+	 * over the endpoint's QPs, a failed call included (an RTR that times
+	 * out shows its whole wait).  < 0: it did not happen (a RESET skipped
+	 * because the QP was in RESET; the steps after a failed one). */
+	double tcp_connect_ms;
+	double transition_ms[QPHS_TR_COUNT];
 };
 /* Fills out (caller's).  Reads every QP's state with ibv_query_qp. */
 QPHS_EXPORT int qphs_endpoint_info(struct qphs_endpoint *ep,
