@@ -64,7 +64,7 @@ static void advertise(struct cfgdec *c, struct agent *a, json_object *o)
 {
 	static const char *const keys[] = {"gid", "qpn", "qp_count", "address", NULL};
 	json_object *v;
-	int qpn = 0;
+	int64_t qpn = 0;
 
 	known_keys(c, o, keys);
 	if (take(c, o, "gid", json_type_string, &v) > 0) {
@@ -75,8 +75,12 @@ static void advertise(struct cfgdec *c, struct agent *a, json_object *o)
 		snprintf(a->hook_server, sizeof(a->hook_server), "%s", json_object_get_string(v));
 		a->hooks.advertise_server = a->hook_server;
 	}
-	integer(c, o, "qpn", &qpn);
-	a->hooks.advertise_qpn = (uint32_t)qpn;
+	/* Present means set, 0 too: QPN 0 is a case of its own. */
+	if (take(c, o, "qpn", json_type_int, &v) > 0) {
+		qpn = json_object_get_int64(v);
+		a->hooks.advertise_qpn = (uint32_t)qpn;
+		a->hooks.advertise_qpn_set = true;
+	}
 	integer(c, o, "qp_count", &a->hooks.advertise_qp_count);
 }
 
@@ -85,8 +89,8 @@ static void agent_opts(struct cfgdec *c, struct agent *a, json_object *o)
 	static const char *const keys[] = {"quirk", "mtu_negotiation", "ready_ack", "reset_policy",
 					   "strict_reset", "qp_timeout", "qp_retry_cnt",
 					   "qp_rnr_retry", "reply_timeout_ms", "old_protocol",
-					   "delay_passive_rtr_ms", "advertise", "rd_atomic_clamp",
-					   NULL};
+					   "delay_passive_rtr_ms", "advertise", "mtu_reread",
+					   "rd_atomic_clamp", NULL};
 	json_object *v;
 
 	known_keys(c, o, keys);
@@ -97,6 +101,7 @@ static void agent_opts(struct cfgdec *c, struct agent *a, json_object *o)
 	boolean(c, o, "ready_ack", &a->cfg.ready_ack);
 	boolean(c, o, "strict_reset", &a->cfg.strict_reset);
 	boolean(c, o, "rd_atomic_clamp", &a->cfg.rd_atomic_clamp);
+	boolean(c, o, "mtu_reread", &a->cfg.mtu_reread);
 	if (take(c, o, "reset_policy", json_type_string, &v) > 0) {
 		if (!strcmp(json_object_get_string(v), "reuse"))
 			a->cfg.reset_policy = QPHS_RESET_REUSE;

@@ -40,6 +40,7 @@ static json_object *agent_json(const struct qplab_agent_opts *a)
 	add_bool(o, "old_protocol", a->old_protocol);
 	add_bool(o, "rd_atomic_clamp", a->rd_atomic_clamp);
 	add_int(o, "delay_passive_rtr_ms", a->delay_passive_rtr_ms);
+	add_bool(o, "mtu_reread", a->mtu_reread);
 	add_str(adv, "gid", a->advertise_gid);
 	add_int(adv, "qpn", a->advertise_qpn);
 	add_int(adv, "qp_count", a->advertise_qp_count);

@@ -37,7 +37,8 @@ static int fill_qpns(struct qphs_endpoint *ep, const struct qphs_rdma_hooks *h,
 	for (size_t i = 0; i < n; i++) {
 		struct ibv_qp *qp = ep->qp[i % (size_t)ep->nqp].qp;
 
-		d->qp_num[i] = h->advertise_qpn ? h->advertise_qpn : qp ? qp->qp_num : 0;
+		d->qp_num[i] = h->advertise_qpn_set || h->advertise_qpn ? h->advertise_qpn
+			       : qp ? qp->qp_num : 0;
 	}
 	return 0;
 }

@@ -26,6 +26,7 @@
 #ifndef QPHS_RDMA_H
 #define QPHS_RDMA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,6 +82,7 @@ struct qphs_rdma_hooks {
 	int advertise_qp_count;        /* qp_num sent with this many entries */
 	const char *advertise_server;  /* server part of the nic path we send */
 	int passive_rtr_delay_ms;      /* passive side sleeps before RTR (worker) */
+	bool advertise_qpn_set;        /* advertise_qpn applies even when 0 (QPN 0) */
 };
 /* hooks: copied (strings too).  NULL clears all. */
 QPHS_EXPORT int qphs_context_set_hooks(struct qphs_context *ctx,
