@@ -89,7 +89,11 @@ static void build_argv(const char *argv[64], char *bufs[48], const struct qplab_
 	argv[n++] = "--device";
 	argv[n++] = h->rxe;
 	bufs[0] = malloc(128);
-	snprintf(bufs[0], 128, "%s:%d", h->addr4, RUN_AGENT_PORT);
+	/* No IPv4 (addresses): its ULA; no address at all: its own loopback. */
+	snprintf(bufs[0], 128, h->addr4[0] ? "%s:%d" : "[%s]:%d",
+		 h->addr4[0] ? h->addr4 : h->addr6[0] ? h->addr6 : "127.0.0.1", RUN_AGENT_PORT);
+	if (!h->addr4[0] && !h->addr6[0])
+		snprintf(bufs[0], 128, "127.0.0.1:%d", RUN_AGENT_PORT);
 	argv[n++] = "--listen";
 	argv[n++] = bufs[0];
 	bufs[1] = strdup(json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PLAIN));

@@ -79,7 +79,11 @@ static int connect_step(struct run_state *s, int si, const struct qplab_step *st
 	int id = ag->next_id++, dl = scaled(st->deadline_ms, DL_CONNECT);
 
 	if (st->to >= 0) {
-		snprintf(peer, sizeof(peer), "%s", path_of(s, st->to));
+		const char *p = path_of(s, st->to), *at = strrchr(p, '@');
+		int n = at && st->to_device[0] ? (int)(at - p) : (int)strlen(p);
+
+		/* to_device: the peer's server with another device name. */
+		snprintf(peer, sizeof(peer), "%.*s%s%s", n, p, st->to_device[0] ? "@" : "", st->to_device);
 	} else {
 		const struct run_host *h = &s->t->hosts[s->hostmap[st->from]];
 		const char *addr = !strcmp(st->to_address, "unowned")      ? s->t->unowned4

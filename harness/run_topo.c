@@ -100,6 +100,7 @@ static int parse_topo(const char *text, struct run_topo *t, char *err, size_t er
 
 		copy(h, "name", rh->name, sizeof(rh->name));
 		copy(h, "addr4", rh->addr4, sizeof(rh->addr4));
+		copy(h, "addr6", rh->addr6, sizeof(rh->addr6));
 		copy(h, "rxe", rh->rxe, sizeof(rh->rxe));
 		copy(h, "ifname", rh->ifname, sizeof(rh->ifname));
 		snprintf(rh->unowned4, sizeof(rh->unowned4), "%s", t->unowned4);

@@ -120,6 +120,7 @@ struct qplab_host {
 	int line;
 	int mtu;                   /* netdev MTU; -1 = the link's or 1500 */
 	bool ipv6;                 /* handshake and GIDs over IPv6 */
+	char addresses[12];        /* "" (= "default"), "ipv6_only" or "none" */
 	struct qplab_env *env;
 	size_t nenv;
 	struct qplab_agent_opts agent;
@@ -243,6 +244,7 @@ struct qplab_step {
 	int from, to;                /* connect, disconnect, datapath, raw_frame (to) */
 	int peer;                    /* blackhole, unblackhole */
 	char to_address[16];         /* connect: "unowned", "unroutable", "closed_port" */
+	char to_device[64];          /* connect: ask `to` for this device ("" = its own) */
 	int hosts[2];                /* connect_both */
 	int rounds;                  /* connect_both, >= 1 */
 	int barrier_ms;              /* connect_both: lead time of the barrier */

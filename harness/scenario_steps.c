@@ -11,7 +11,7 @@ static const struct {
 	const char *word;
 	const char *keys[4];
 } kinds[QPLAB_STEP_KIND_COUNT] = {
-	[QPLAB_STEP_CONNECT] = {"connect", {"from", "to", "to_address"}},
+	[QPLAB_STEP_CONNECT] = {"connect", {"from", "to", "to_address", "to_device"}},
 	[QPLAB_STEP_CONNECT_BOTH] = {"connect_both", {"hosts", "rounds", "barrier_ms"}},
 	[QPLAB_STEP_DISCONNECT] = {"disconnect", {"from", "to"}},
 	[QPLAB_STEP_LINK_DOWN] = {"link_down", {"host"}},
@@ -164,6 +164,8 @@ static void parse_connect(struct sc_ctx *ctx, json_object *o, const char *path,
 	if (qplab__sc_str(ctx, o, path, "to_address", false, &addr)) {
 		if (json_object_object_get_ex(o, "to", NULL))
 			qplab__sc_err(ctx, st->line, "connect takes \"to\" or \"to_address\", not both");
+		if (json_object_object_get_ex(o, "to_device", NULL))
+			qplab__sc_err(ctx, st->line, "to_device goes with \"to\", not \"to_address\"");
 		if (strcmp(addr, "unowned") && strcmp(addr, "unroutable") && strcmp(addr, "closed_port"))
 			qplab__sc_err(ctx, st->line, "to_address is \"unowned\", \"unroutable\" or \"closed_port\"");
 		else
@@ -173,6 +175,14 @@ static void parse_connect(struct sc_ctx *ctx, json_object *o, const char *path,
 	st->to = host_key(ctx, o, path, "to");
 	if (st->from >= 0 && st->from == st->to)
 		qplab__sc_err(ctx, st->line, "a host does not connect to itself");
+	if (qplab__sc_str(ctx, o, path, "to_device", false, &addr)) {
+		if (!*addr || strlen(addr) >= sizeof(st->to_device) ||
+		    strspn(addr, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+			    strlen(addr))
+			qplab__sc_err(ctx, st->line, "to_device is a device name: 1-63 of a-z, A-Z, 0-9, _ . -");
+		else
+			snprintf(st->to_device, sizeof(st->to_device), "%s", addr);
+	}
 }
 
 /* The keys some kinds add: netem, mtu, down_ms, until. */

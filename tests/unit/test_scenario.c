@@ -64,6 +64,7 @@ static const struct {
 } step_ok[] = {
 	{"{ \"do\": \"connect\", \"from\": \"a\", \"to\": \"c\", \"deadline_ms\": 9000 },", QPLAB_STEP_CONNECT},
 	{"{ \"do\": \"connect\", \"from\": \"a\", \"to_address\": \"unroutable\" },", QPLAB_STEP_CONNECT},
+	{"{ \"do\": \"connect\", \"from\": \"a\", \"to\": \"b\", \"to_device\": \"mlx5_9\" },", QPLAB_STEP_CONNECT},
 	{"{ \"do\": \"connect_both\", \"hosts\": [\"a\", \"b\"], \"rounds\": 50, \"barrier_ms\": 100 },", QPLAB_STEP_CONNECT_BOTH},
 	{"{ \"do\": \"disconnect\", \"from\": \"a\", \"to\": \"b\" },", QPLAB_STEP_DISCONNECT},
 	{"{ \"do\": \"link_down\", \"host\": \"b\" },", QPLAB_STEP_LINK_DOWN},
@@ -191,6 +192,8 @@ static const struct {
 	{NULL, "{ \"do\": \"raw_frame\", \"to\": \"a\", \"hex\": \"00\", \"kind\": \"truncate\" },", NULL, "@S@", "exactly one"},
 	{NULL, "{ \"do\": \"raw_frame\", \"from\": \"b\", \"to\": \"a\", \"kind\": \"truncate\" },", NULL, "@S@", "only with kind \"stale_ack\""},
 	{NULL, "{ \"do\": \"raw_frame\", \"to\": \"a\", \"kind\": \"stale_ack\" },", NULL, "@S@", "missing required key \"from\""},
+	{NULL, "{ \"do\": \"connect\", \"from\": \"a\", \"to\": \"b\", \"to_device\": \"rxe 1\" },", NULL, "@S@", "to_device is a device name"},
+	{NULL, "{ \"do\": \"connect\", \"from\": \"a\", \"to_address\": \"unowned\", \"to_device\": \"rxe1\" },", NULL, "@S@", "goes with \"to\""},
 	{NULL, "{ \"do\": \"raw_frame\", \"from\": \"a\", \"to\": \"a\", \"kind\": \"stale_ack\" },", NULL, "@S@", "another host"},
 	{NULL, "{ \"do\": \"wait\", \"host\": \"a\", \"until\": { \"endpoint\": \"none\" } },", NULL, "@S@", "deadline_ms"},
 	{NULL, "{ \"do\": \"snapshot\", \"name\": \"x\" }, { \"do\": \"snapshot\", \"name\": \"x\" },", NULL, "@S@", "used twice"},
