@@ -136,10 +136,6 @@ static void report(struct dec *d, json_object *body, const char *peer, struct qp
 		text(d, last, "reply_msg_sent", &f->reply_sent);
 		text(d, last, "reply_msg_received", &f->reply_received);
 	}
-	/* The passive side made no call of its own: what its daemon sent on
-	 * the step's endpoint is its reply_msg_sent. */
-	if (ep && json_object_is_type(ep, json_type_object) && (!f->reply_sent || !*f->reply_sent))
-		text(d, ep, "reply_msg_sent", &f->reply_sent);
 	times(d, body, f);
 }
 

@@ -25,7 +25,6 @@ static json_object *endpoint_json(const struct qphs_endpoint_info *in, const cha
 	json_object_object_add(e, "path_mtu", in->path_mtu ? json_object_new_int(in->path_mtu) : NULL);
 	json_object_object_add(e, "gid_index", json_object_new_int(in->gid_index));
 	json_object_object_add(e, "gid_reason", json_object_new_string(gid_reason));
-	json_object_object_add(e, "reply_msg_sent", json_object_new_string(in->reply_msg_sent));
 	for (int i = 0; i < in->qp_count; i++) {
 		json_object *q = json_object_new_object();
 
