@@ -89,7 +89,8 @@ static void agent_opts(struct cfgdec *c, struct agent *a, json_object *o)
 	static const char *const keys[] = {"quirk", "mtu_negotiation", "ready_ack", "reset_policy",
 					   "strict_reset", "qp_timeout", "qp_retry_cnt",
 					   "qp_rnr_retry", "reply_timeout_ms", "old_protocol",
-					   "delay_passive_rtr_ms", "advertise", "mtu_reread", NULL};
+					   "delay_passive_rtr_ms", "advertise", "mtu_reread",
+					   "rd_atomic_clamp", NULL};
 	json_object *v;
 
 	known_keys(c, o, keys);
@@ -99,6 +100,7 @@ static void agent_opts(struct cfgdec *c, struct agent *a, json_object *o)
 	boolean(c, o, "mtu_negotiation", &a->cfg.mtu_negotiation);
 	boolean(c, o, "ready_ack", &a->cfg.ready_ack);
 	boolean(c, o, "strict_reset", &a->cfg.strict_reset);
+	boolean(c, o, "rd_atomic_clamp", &a->cfg.rd_atomic_clamp);
 	boolean(c, o, "mtu_reread", &a->cfg.mtu_reread);
 	if (take(c, o, "reset_policy", json_type_string, &v) > 0) {
 		if (!strcmp(json_object_get_string(v), "reuse"))

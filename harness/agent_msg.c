@@ -38,6 +38,7 @@ static json_object *agent_json(const struct qplab_agent_opts *a)
 	add_int(o, "qp_rnr_retry", a->qp_rnr_retry);
 	add_int(o, "reply_timeout_ms", a->reply_timeout_ms);
 	add_bool(o, "old_protocol", a->old_protocol);
+	add_bool(o, "rd_atomic_clamp", a->rd_atomic_clamp);
 	add_int(o, "delay_passive_rtr_ms", a->delay_passive_rtr_ms);
 	add_bool(o, "mtu_reread", a->mtu_reread);
 	add_str(adv, "gid", a->advertise_gid);

@@ -143,7 +143,7 @@ static json_object *op_connect(struct agent *a, json_object *id, json_object *re
 
 static const char *wc_word(const char *s)
 {
-	return !strcmp(s, "no completion") || !strcmp(s, "not posted") || !s[0] ? "none" : s;
+	return !strncmp(s, "no completion", 13) || !strcmp(s, "not posted") || !s[0] ? "none" : s;
 }
 
 static json_object *op_datapath(struct agent *a, json_object *id, json_object *req)

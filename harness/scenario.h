@@ -100,6 +100,7 @@ struct qplab_agent_opts {
 	int qp_rnr_retry;          /* 0..7 */
 	int reply_timeout_ms;      /* 1..600000 */
 	int old_protocol;          /* tri-state: client sends untyped frames */
+	int rd_atomic_clamp;       /* tri-state: clamp rd_atomic to the device caps */
 	/* Lab hooks: what the host advertises instead of the truth. */
 	char *advertise_gid;       /* NULL = the real one */
 	int64_t advertise_qpn;     /* -1 = the real ones; else every QPN */

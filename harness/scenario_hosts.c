@@ -138,7 +138,8 @@ static void parse_agent(struct sc_ctx *ctx, json_object *o, const char *path,
 	static const char *const keys[] = {"quirk", "mtu_negotiation", "ready_ack", "reset_policy",
 					   "strict_reset", "qp_timeout", "qp_retry_cnt",
 					   "qp_rnr_retry", "reply_timeout_ms", "old_protocol",
-					   "advertise", "delay_passive_rtr_ms", "mtu_reread", NULL};
+					   "advertise", "delay_passive_rtr_ms", "mtu_reread",
+					   "rd_atomic_clamp", NULL};
 	char sub[SC_PATH_MAX];
 	const char *s;
 	json_object *adv;
@@ -166,6 +167,7 @@ static void parse_agent(struct sc_ctx *ctx, json_object *o, const char *path,
 	a->qp_rnr_retry = int_or_unset(ctx, o, path, "qp_rnr_retry", 0, 7);
 	a->reply_timeout_ms = int_or_unset(ctx, o, path, "reply_timeout_ms", 1, 600000);
 	a->old_protocol = tristate(ctx, o, path, "old_protocol");
+	a->rd_atomic_clamp = tristate(ctx, o, path, "rd_atomic_clamp");
 	a->delay_passive_rtr_ms = int_or_unset(ctx, o, path, "delay_passive_rtr_ms", 0, 600000);
 	adv = qplab__sc_get(ctx, o, path, "advertise", json_type_object, false);
 	if (adv) {
@@ -230,7 +232,7 @@ static void parse_host(struct sc_ctx *ctx, json_object *o, const char *path, str
 	h->agent.mtu_negotiation = h->agent.ready_ack = h->agent.strict_reset = -1;
 	h->agent.qp_timeout = h->agent.qp_retry_cnt = h->agent.qp_rnr_retry = -1;
 	h->agent.reply_timeout_ms = h->agent.old_protocol = -1;
-	h->agent.delay_passive_rtr_ms = -1;
+	h->agent.delay_passive_rtr_ms = h->agent.rd_atomic_clamp = -1;
 	h->agent.mtu_reread = -1;
 	h->agent.advertise_qp_count = -1;
 	if ((v = qplab__sc_get(ctx, o, path, "agent", json_type_object, false))) {
