@@ -61,6 +61,9 @@ struct qphs_config {
 	bool mtu_reread;            /* re-read active MTU at every connect, true */
 	int connect_attempts;       /* active tries after retirement, 5, 1..100 */
 	int worker_threads;         /* passive-setup workers per server, 4, 1..64 */
+	int qp_pool_size;           /* RESET QPs each context creates ahead of
+				     * need, off the critical path, 0 (off),
+				     * 0..65535 (lib/qppool.c) */
 };
 
 /* Fills cfg with the defaults above.  cfg: caller-owned, not NULL. */
