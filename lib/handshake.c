@@ -72,7 +72,7 @@ int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs__hs_desc *d)
  * QPHS_ERR_REJECT_HANDSHAKE).  errtxt gets the transport's words. */
 int qphs__hs_send(struct qphs_context *ctx, const char *server,
 		  const struct qphs__hs_desc *d, struct qphs__hs_desc *reply, char *errtxt,
-		  size_t errlen)
+		  size_t errlen, double *connect_ms)
 {
 	struct qphs_client_result res;
 	char *json = NULL;
@@ -85,6 +85,8 @@ int qphs__hs_send(struct qphs_context *ctx, const char *server,
 	rc = qphs_client_request(ctx->cfg, server, QPHS_HS_CONNECTION, json, len, &res);
 	free(json);
 	snprintf(errtxt, errlen, "%s", res.errstr);
+	if (connect_ms)
+		*connect_ms = res.connect_ms;
 	if (rc && rc != QPHS_ERR_REJECT_HANDSHAKE) {
 		free(res.reply);
 		return rc;
