@@ -151,14 +151,16 @@ valgrind: deps-check
 	CK_FORK=no QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-20} $(MAKE) unit \
 	  TEST_PREFIX="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect"
 
-# libFuzzer targets: fuzz/NAME.c each becomes build/fuzz/NAME.
+# libFuzzer targets: fuzz/NAME.c each becomes build/fuzz/NAME, linked with
+# the library and the harness's scenario parser (pure code, no main).
 FUZZ_CC := clang
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-               -Ilib/include -Ilib $(PKG_CFLAGS)
+               -Ilib/include -Ilib -Iharness $(PKG_CFLAGS)
 FUZZ_BINS := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
-$(BUILD)/fuzz/%: fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h lib/include/*.h lib/include/qphs/*.h)
+FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario*.c))
+$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_LINK) $(wildcard lib/*.h lib/include/*.h lib/include/qphs/*.h harness/scenario*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LINK) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 fuzz: deps-check $(FUZZ_BINS)
 	@set -e; for f in $(FUZZ_BINS); do \
 	  n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \

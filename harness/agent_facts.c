@@ -160,7 +160,10 @@ int qplab_facts_from_reply(const struct qplab_agent_msg *m, const char *peer, st
 	}
 	if (!strcmp(m->op, "raw_frame")) {
 		word(&d, m->body, "frame_outcome", f->frame_outcome, sizeof(f->frame_outcome));
-		return d.rc;
+		if (get(&d, m->body, "daemon_alive", json_type_boolean, &v) > 0)
+			f->daemon_alive = json_object_get_boolean(v);
+		/* and the call's outcome below: the daemon's reason, or the
+		 * peer's verdict on a stale ACK */
 	}
 	/* connect, datapath, disconnect: the call's own outcome. */
 	snprintf(f->code, sizeof(f->code), "%s", m->code);

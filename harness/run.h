@@ -40,6 +40,7 @@ struct run_host {
 	char addr4[64];
 	char rxe[64];
 	char ifname[64];
+	char unowned4[64];         /* the lab's unowned address (advertise gid "unowned") */
 };
 
 struct run_topo {

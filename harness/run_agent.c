@@ -1,6 +1,7 @@
 /* Agents as child processes: started inside their topology host, spoken to
  * through pipes, every read bounded by a deadline (poll), stopped politely
  * then firmly. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -34,6 +35,33 @@ double run_mult(void)
 	return v >= 1 ? v : 1;
 }
 
+/* advertise gid "zero" and "unowned" (docs/scenarios.md) become GID
+ * strings here: the all-zero GID, and the IPv4-mapped GID of the lab's
+ * unowned (blackholed) address, which only the topology knows. */
+static void lab_gid(json_object *cfg, const struct run_host *h)
+{
+	json_object *ag, *adv, *g;
+	uint8_t raw[16] = {0};
+	struct in_addr a4;
+	char s[16 * 3];
+
+	if (!json_object_object_get_ex(cfg, "agent", &ag) ||
+	    !json_object_object_get_ex(ag, "advertise", &adv) ||
+	    !json_object_object_get_ex(adv, "gid", &g))
+		return;
+	if (!strcmp(json_object_get_string(g), "unowned")) {
+		if (inet_pton(AF_INET, h->unowned4, &a4) != 1)
+			return;
+		raw[10] = raw[11] = 0xff;
+		memcpy(raw + 12, &a4, 4);
+	} else if (strcmp(json_object_get_string(g), "zero")) {
+		return;
+	}
+	for (int i = 0; i < 16; i++)
+		snprintf(s + 3 * i, 4, i < 15 ? "%02x:" : "%02x", raw[i]);
+	json_object_object_add(adv, "gid", json_object_new_string(s));
+}
+
 /* argv: exec prefix, env MC_*=..., qplab agent ... */
 static void build_argv(const char *argv[64], char *bufs[48], const struct qplab_plan *p, int hi,
 		       const struct run_host *h, const char *exe)
@@ -41,6 +69,8 @@ static void build_argv(const char *argv[64], char *bufs[48], const struct qplab_
 	const struct qplab_host *ph = &p->hosts[hi];
 	json_object *cfg = qplab_agent_config(ph);
 	int n = 0;
+
+	lab_gid(cfg, h);
 
 	for (int i = 0; h->exec[i] && n < 8; i++)
 		argv[n++] = h->exec[i];

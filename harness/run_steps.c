@@ -168,6 +168,21 @@ static int agent_step(struct run_state *s, const struct qplab_step *st, char *er
 			       scaled(-1, DL_READY), err, errlen);
 }
 
+/* Bytes or a named bad frame: `to`'s own agent sends them to its daemon
+ * (and reports the reason it logged).  A stale ACK: `from`'s agent sends
+ * its previous ready-ACK to `to`. */
+static int raw_frame_step(struct run_state *s, int si, const struct qplab_step *st, char *err,
+			  size_t errlen)
+{
+	int h = st->from >= 0 ? st->from : st->to, dl = scaled(st->deadline_ms, 2000);
+	int id = s->ag[h].next_id++;
+	char *line = st->frame ? qplab_agent_req_raw_frame(id, NULL, st->frame, st->frame_len, dl)
+		     : qplab_agent_req_raw_frame_kind(id, NULL, st->frame_kind,
+						      st->from >= 0 ? path_of(s, st->to) : NULL, dl);
+
+	return act(s, h, id, line, dl, si, path_of(s, st->to), err, errlen);
+}
+
 static int do_step(struct run_state *s, int si, const struct qplab_step *st, char *err, size_t errlen)
 {
 	int id;
@@ -198,8 +213,7 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 	case QPLAB_STEP_RESTART_AGENT:
 		return agent_step(s, st, err, errlen);
 	case QPLAB_STEP_RAW_FRAME:
-		snprintf(err, errlen, "raw_frame: the agent has no raw_frame request yet");
-		return -1;
+		return raw_frame_step(s, si, st, err, errlen);
 	default:
 		return run_topo_fault(s->t, s->p, st, err, errlen);
 	}

@@ -102,6 +102,7 @@ static int parse_topo(const char *text, struct run_topo *t, char *err, size_t er
 		copy(h, "addr4", rh->addr4, sizeof(rh->addr4));
 		copy(h, "rxe", rh->rxe, sizeof(rh->rxe));
 		copy(h, "ifname", rh->ifname, sizeof(rh->ifname));
+		snprintf(rh->unowned4, sizeof(rh->unowned4), "%s", t->unowned4);
 		if (json_object_object_get_ex(h, "exec", &ex) && json_object_is_type(ex, json_type_array))
 			for (size_t k = 0; k < json_object_array_length(ex) && k < 7; k++)
 				rh->exec[k] = strdup(json_object_get_string(json_object_array_get_idx(ex, k)));

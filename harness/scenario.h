@@ -106,6 +106,7 @@ struct qplab_agent_opts {
 	int advertise_qp_count;    /* -1 = the real count */
 	char *advertise_address;   /* NULL = the real host:port */
 	int delay_passive_rtr_ms;  /* -1 = no delay */
+	int mtu_reread;            /* tri-state: re-read the active MTU at each connect */
 };
 
 struct qplab_env {

@@ -126,6 +126,7 @@ static struct qphs_endpoint *ep_new(struct qphs_context *ctx, const char *peer, 
 	pthread_mutex_init(&ep->lock, NULL);
 	snprintf(ep->peer_path, sizeof(ep->peer_path), "%s", peer);
 	atomic_store(&ep->status, QPHS_EP_INITIALIZING);
+	qphs__ep_timings_clear(ep);
 	double t0 = qphs__mono_ms();
 
 	if (!ep->qp || !ep->peer_qpn || (*rc = create_qps(ep))) {

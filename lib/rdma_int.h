@@ -115,15 +115,23 @@ struct qphs_endpoint {
 	uint64_t tr_ok[QPHS_TR_COUNT], tr_failed[QPHS_TR_COUNT];
 	uint64_t reset_skipped, connect_attempts, retired_retries;
 	double rpc_ms, setup_ms, ack_ms, passive_setup_ms;
-	/* Finer phases of the last setup (benchmarks read them): QPs taken or
-	 * created, TCP connect of the request and of the ACK, and on the
-	 * passive side the wait for a worker. */
-	double create_ms, rpc_connect_ms, ack_connect_ms, queue_ms;
+	/* The last setup, ms: the Connection request's TCP connect, and each
+	 * transition summed over the QPs (failed call included); < 0 = did not
+	 * happen.  Reset together by qphs__ep_timings_clear. */
+	double tcp_ms, tr_ms[QPHS_TR_COUNT];
+	/* More phases of the last setup (the benchmark reads them): QPs taken
+	 * or created, the ready ACK's TCP connect, and on the passive side the
+	 * wait for a worker. */
+	double create_ms, ack_connect_ms, queue_ms;
 	int last_error;
 	char errstr[QPHS__TEXT_LEN];
 	char reply_sent[512];
 	char reply_received[512];
 };
+
+/* Marks every per-setup timing "did not happen".  ep->lock held (or ep
+ * not shared yet). */
+void qphs__ep_timings_clear(struct qphs_endpoint *ep);
 
 /* context.c */
 int qphs__context_open(struct qphs_rdma *r, const char *device,

@@ -26,6 +26,7 @@
 #ifndef QPHS_RDMA_H
 #define QPHS_RDMA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,6 +82,7 @@ struct qphs_rdma_hooks {
 	int advertise_qp_count;        /* qp_num sent with this many entries */
 	const char *advertise_server;  /* server part of the nic path we send */
 	int passive_rtr_delay_ms;      /* passive side sleeps before RTR (worker) */
+	bool advertise_qpn_set;        /* advertise_qpn applies even when 0 (QPN 0) */
 };
 /* hooks: copied (strings too).  NULL clears all. */
 QPHS_EXPORT int qphs_context_set_hooks(struct qphs_context *ctx,
@@ -176,6 +178,13 @@ struct qphs_endpoint_info {
 	 * peer's whole passive setup), our own transitions, the ACK round trip. */
 	double rpc_ms, setup_ms, ack_ms;
 	double passive_setup_ms;          /* last passive setup's transitions */
+	/* The last setup, active or passive (added), in ms: the TCP connect of
+	 * its Connection request (active only), and each transition summed
+	 * over the endpoint's QPs, a failed call included (an RTR that times
+	 * out shows its whole wait).  < 0: it did not happen (a RESET skipped
+	 * because the QP was in RESET; the steps after a failed one). */
+	double tcp_connect_ms;
+	double transition_ms[QPHS_TR_COUNT];
 };
 /* Fills out (caller's).  Reads every QP's state with ibv_query_qp. */
 QPHS_EXPORT int qphs_endpoint_info(struct qphs_endpoint *ep,
