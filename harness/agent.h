@@ -66,8 +66,10 @@ void agent_remember(struct agent *a, int rc, const char *text, struct qphs_endpo
  * (agent_stale.c). */
 json_object *agent_op_raw_frame(struct agent *a, json_object *id, json_object *req);
 json_object *agent_op_stale_ack(struct agent *a, json_object *id, json_object *req);
-/* Notes each connected endpoint's QP numbers (current and previous set). */
+/* Notes each connected endpoint's QP numbers (current and previous set);
+ * agent_track_endpoint does it for one endpoint already read. */
 void agent_track_qpsets(struct agent *a);
+void agent_track_endpoint(struct agent *a, const struct qphs_endpoint_info *in);
 
 /* The `report` reply (agent_report.c). */
 json_object *agent_report(struct agent *a, json_object *id);

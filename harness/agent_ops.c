@@ -76,6 +76,7 @@ void agent_remember(struct agent *a, int rc, const char *text, struct qphs_endpo
 		struct qphs_endpoint_info *info = calloc(1, sizeof(*info));
 
 		if (info && qphs_endpoint_info(ep, info) == 0) {
+			agent_track_endpoint(a, info);
 			snprintf(a->last_sent, sizeof(a->last_sent), "%s", info->reply_msg_sent);
 			snprintf(a->last_recv, sizeof(a->last_recv), "%s", info->reply_msg_received);
 			a->t_handshake = (long)(info->rpc_ms + 0.5);
@@ -137,7 +138,6 @@ static json_object *op_connect(struct agent *a, json_object *id, json_object *re
 		free(info);
 	}
 	qphs_endpoint_put(ep);
-	agent_track_qpsets(a);
 	return o;
 }
 

@@ -54,6 +54,7 @@ static void endpoints(struct agent *a, json_object *o, unsigned long *retired)
 		n = MAX_EPS;
 	for (int k = n - 1; k >= 0; k--) {
 		if (in && qphs_endpoint_info(eps[k], in) == 0) {
+			agent_track_endpoint(a, in);
 			if (in->status < QPHS_EP_DESTROYING)
 				json_object_array_add(list, endpoint_json(in, ci.gid_reason));
 			else
@@ -77,10 +78,14 @@ static void endpoints(struct agent *a, json_object *o, unsigned long *retired)
 static json_object *last_json(const struct agent *a)
 {
 	json_object *l = json_object_new_object();
+	char sent[512];
 
+	/* What this host sent is a passive answer: the library's last one. */
+	if (!qphs_rdma_last_rejection(a->r, sent, sizeof(sent)))
+		snprintf(sent, sizeof(sent), "%s", a->last_sent);
 	json_object_object_add(l, "code", json_object_new_string(a->last_code));
 	json_object_object_add(l, "error", json_object_new_string(a->last_error));
-	json_object_object_add(l, "reply_msg_sent", json_object_new_string(a->last_sent));
+	json_object_object_add(l, "reply_msg_sent", json_object_new_string(sent));
 	json_object_object_add(l, "reply_msg_received", json_object_new_string(a->last_recv));
 	return l;
 }
@@ -124,7 +129,6 @@ json_object *agent_report(struct agent *a, json_object *id)
 	json_object *o = agent_reply(id, "report", 1, 0, ""), *c;
 	unsigned long retired = 0;
 
-	agent_track_qpsets(a);
 	endpoints(a, o, &retired);
 	json_object_object_add(o, "last", last_json(a));
 	json_object_object_add(o, "time_ms", agent_times(a));

@@ -28,7 +28,7 @@ static struct agent_qpset *set_for(struct agent *a, const char *peer)
 }
 
 /* One endpoint's QPs while it is connected. */
-static void track_one(struct agent *a, const struct qphs_endpoint_info *in)
+void agent_track_endpoint(struct agent *a, const struct qphs_endpoint_info *in)
 {
 	struct agent_qpset *s;
 	int n = in->qp_count < AGENT_MAX_SET_QPS ? in->qp_count : AGENT_MAX_SET_QPS;
@@ -58,7 +58,7 @@ void agent_track_qpsets(struct agent *a)
 	n = qphs_context_endpoints(a->ctx, eps, MAX_EPS);
 	for (int k = (n < MAX_EPS ? n : MAX_EPS) - 1; k >= 0; k--) {
 		if (qphs_endpoint_info(eps[k], in) == 0)
-			track_one(a, in);
+			agent_track_endpoint(a, in);
 		qphs_endpoint_put(eps[k]);
 	}
 	free(in);

@@ -70,6 +70,45 @@ static bool host_has_netns(void)
 	return probe_caps(caps, mode, sizeof(mode)) == 0 && !strcmp(mode, "netns");
 }
 
+/* "overhead_ms": the scenario's wall time beyond its own steps, and where
+ * it went (docs/results.md); "kept_topology" under --keep. */
+static void add_overhead(json_object *j, const struct run_outcome *o)
+{
+	static const char *const names[RUN_PHASE_COUNT] = {"topology_ms", "agents_ms", "facts_ms",
+							   "teardown_ms", "topology_down_ms"};
+	json_object *ph = json_object_new_object();
+	double over = o->elapsed_s * 1000.0 - o->steps_ms;
+
+	json_object_object_add(j, "steps_ms", json_object_new_int64((int64_t)(o->steps_ms + 0.5)));
+	json_object_object_add(j, "overhead_ms", json_object_new_int64((int64_t)(over > 0 ? over + 0.5 : 0)));
+	for (int i = 0; i < RUN_PHASE_COUNT; i++)
+		json_object_object_add(ph, names[i], json_object_new_int64((int64_t)(o->phase_ms[i] + 0.5)));
+	json_object_object_add(j, "overhead", ph);
+	json_object_object_add(j, "kept_topology", o->kept[0] ? json_object_new_string(o->kept) : NULL);
+}
+
+/* The `# overhead:` line: the mean over the scenarios that ran, and the
+ * same without building and removing topologies (a cost of the run, shared
+ * by every scenario that reuses one). */
+static void print_overhead(const struct run_outcome *o, int n, int built)
+{
+	double all = 0, own = 0, max = 0;
+
+	if (n == 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		double over = o[i].elapsed_s * 1000.0 - o[i].steps_ms;
+
+		all += over;
+		over -= o[i].phase_ms[RUN_PHASE_TOPO] + o[i].phase_ms[RUN_PHASE_TOPO_DOWN];
+		own += over;
+		max = over > max ? over : max;
+	}
+	printf("# overhead: mean %.2f s per scenario beyond its steps; %.2f s (max %.2f s) without "
+	       "building and removing topologies (%d built for %d scenarios)\n",
+	       all / n / 1000.0, own / n / 1000.0, max / 1000.0, built, n);
+}
+
 static json_object *scenario_result(const struct qplab_plan *p, struct run_outcome *o,
 				    const struct qplab_runinfo *ri)
 {
@@ -88,6 +127,8 @@ static json_object *scenario_result(const struct qplab_plan *p, struct run_outco
 	}
 	j = qplab_result_json(&r);
 	qplab_verdicts_free(v, v ? p->nexpect : 0);
+	if (j && o->status != QPLAB_SKIP)
+		add_overhead(j, o);
 	return j;
 }
 
@@ -102,7 +143,8 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	struct qplab_runinfo ri = {.driver = "rxe", .caps = caps, .time_multiplier = run_mult()};
 	json_object *doc = qplab_results_doc(), *run;
 	double t0 = run_now_ms();
-	int rc;
+	struct run_outcome *over;
+	int rc, nover = 0;
 
 	if (probe_caps(caps, mode, sizeof(mode)) != 0) {
 		qplab_tap_begin(&tap, stdout, (int)cat->n);
@@ -124,13 +166,17 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	qplab_report_mkdir(logdir);
 	setenv("QPLAB_RUN_LOGDIR", logdir, 1);
 	run = qplab_results_run(&ri, NULL);
+	over = calloc(cat->n + 1, sizeof(*over));
 	qplab_tap_begin(&tap, stdout, (int)cat->n);
 	for (size_t i = 0; i < cat->n && !qplab_run_interrupted; i++) {
 		struct run_outcome out;
 		json_object *j;
 
 		memset(&out, 0, sizeof(out));
+		c.last = i + 1 == cat->n;
 		run_scenario(&c, cat->plans[i], &out);
+		if (over && out.status != QPLAB_SKIP)
+			over[nover++] = out;
 		j = scenario_result(cat->plans[i], &out, &ri);
 		qplab_tap_result(&tap, j);
 		qplab_results_run_add(run, j);
@@ -151,6 +197,8 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	if (qplab_report_write_outputs(o->out, doc, err, sizeof(err)))
 		fprintf(stderr, "qplab run: %s\n", err);
 	json_object_put(doc);
+	print_overhead(over, nover, c.built);
+	free(over);
 	rc = qplab_tap_end(&tap);
 	return qplab_run_interrupted ? QPLAB_EXIT_FAIL : rc;
 }

@@ -37,10 +37,12 @@ struct run_agent {
 struct run_host {
 	char name[QPLAB_NAME_MAX];
 	char *exec[8];             /* command prefix that runs inside it (owned), NULL-ended */
-	char addr4[64];
+	char addr4[64];            /* "" when the host has no IPv4 (addresses) */
+	char addr6[64];            /* "" when it has no global IPv6 */
 	char rxe[64];
 	char ifname[64];
 	char unowned4[64];         /* the lab's unowned address (advertise gid "unowned") */
+	char netns[64];            /* "" = the runner's own namespace (shared mode) */
 };
 
 struct run_topo {
@@ -68,12 +70,26 @@ int run_topo_up(const struct qplab_plan *p, const char *id, const char *mode, st
 		char *err, size_t errlen);
 int run_topo_fault(const struct run_topo *t, const struct qplab_plan *p, const struct qplab_step *st,
 		   char *err, size_t errlen);
+/* delete_device, bounded: when `rdma link del` has not returned after
+ * deadline_ms (the kernel waits for the device's users), holder (the
+ * host's agent) is killed and *blocked_ms says how long it blocked. */
+struct run_agent;
+int run_topo_del_device(const struct run_topo *t, const struct qplab_plan *p, const struct qplab_step *st,
+			int deadline_ms, struct run_agent *holder, double *blocked_ms, char *err, size_t errlen);
+/* The links' netem (in force from the start), on both ends. */
+int run_topo_links(const struct run_topo *t, const struct qplab_plan *p, char *err, size_t errlen);
+/* Undoes what p's links and steps changed (link up, qdisc cleared, MTU
+ * back, blackholes gone) so the next scenario can reuse the topology.
+ * Returns 0, or -1 when p did something that cannot be undone
+ * (delete_device) or an undo failed: the topology must go. */
+int run_topo_reset(const struct run_topo *t, const struct qplab_plan *p);
 /* topo down --name ID, then counts what is left of it (namespaces, links,
  * rxe devices, rules of its addresses).  Returns that count. */
 int run_topo_down(struct run_topo *t);
 void run_topo_free(struct run_topo *t);
-/* QPs on the host's rxe device (rdma resource show qp), or -1. */
-int run_count_qps(const char *rxe);
+/* QPs on each of n rxe devices (one `rdma resource show qp`) into
+ * counts; -1 each when it could not be run. */
+void run_count_qps(const char *const rxe[], size_t n, int counts[]);
 
 /* Spawns the agent of host h (plan host index hi) without waiting;
  * run_agent_ready then reads its `ready` line. */
@@ -105,7 +121,9 @@ struct run_ctx {
 	const char *log_dir;       /* agents' stderr */
 	const char *const *caps;
 	int seq;                   /* topology ID counter */
-	bool keep;
+	int built;                 /* topologies built by this run */
+	bool keep;                 /* --keep */
+	bool last;                 /* the run's last scenario: nothing reuses its topology */
 	/* The topology is kept for the next scenario when that one asks for
 	 * the same `topo up` words and this one changed nothing in it (no
 	 * topology step, no error): topo up/down cost seconds under TCG. */
@@ -121,10 +139,24 @@ int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o, size_t nsce
 /* Tears the kept topology down; returns what is left of it (objects). */
 int run_ctx_finish(struct run_ctx *c);
 
+/* Where a scenario's time goes besides its steps (results.json
+ * "overhead"). */
+enum run_phase {
+	RUN_PHASE_TOPO,            /* topo up (when not reused) and the links' netem */
+	RUN_PHASE_AGENTS,          /* agents started until every one is ready */
+	RUN_PHASE_FACTS,           /* final report and probe */
+	RUN_PHASE_TEARDOWN,        /* agents stopped, QPs counted, topology reset */
+	RUN_PHASE_TOPO_DOWN,       /* topo down and the leftover count (when not reused) */
+	RUN_PHASE_COUNT
+};
+
 struct run_outcome {
 	int status;                /* enum qplab_status */
 	char reason[512];
 	double elapsed_s;
+	double steps_ms;           /* the steps' own wall time */
+	double phase_ms[RUN_PHASE_COUNT];
+	char kept[16];             /* --keep: the topology left up, "" = none */
 	char backend[16], kernel[128];
 	struct qplab_scenario_facts facts;
 	bool have_facts;
@@ -143,6 +175,13 @@ struct run_state {
 	const char *log_dir;
 };
 int run_step(struct run_state *s, int si, char *err, size_t errlen);
+/* connect_both (run_both.c): the rounds, then every live agent's report
+ * into the step's facts. */
+int run_connect_both(struct run_state *s, int si, const struct qplab_step *st, char *err, size_t errlen);
+/* Its schedule: slots per round for n listed hosts, and host i's partner
+ * in a slot (an index into the list, or -1: no connect in that slot). */
+int run_both_slots(int n);
+int run_both_partner(int i, int slot, int n);
 /* Reports of every live agent into facts of step (-1 = final). */
 int run_collect(struct run_state *s, int step, int peer_of[QPLAB_MAX_HOSTS], char *err, size_t errlen);
 

@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "qphs/error.h"
 #include "run.h"
+#include "run_spawn.h"
 
 #define BUF_MAX (QPLAB_AGENT_LINE_MAX * 4)
 
@@ -62,25 +64,26 @@ static void lab_gid(json_object *cfg, const struct run_host *h)
 	json_object_object_add(adv, "gid", json_object_new_string(s));
 }
 
-/* argv: exec prefix, env MC_*=..., qplab agent ... */
-static void build_argv(const char *argv[64], char *bufs[48], const struct qplab_plan *p, int hi,
-		       const struct run_host *h, const char *exe)
+/* argv: qplab agent ...; env (malloc'd, NULL-ended): the host's MC_*
+ * variables.  The child enters the host's namespace itself (run_spawn.c). */
+static char **build_argv(const char *argv[16], char *bufs[2], const struct qplab_plan *p, int hi,
+			 const struct run_host *h, const char *exe)
 {
 	const struct qplab_host *ph = &p->hosts[hi];
 	json_object *cfg = qplab_agent_config(ph);
+	char **env = calloc(ph->nenv + 1, sizeof(*env));
+	size_t e = 0;
 	int n = 0;
 
 	lab_gid(cfg, h);
 
-	for (int i = 0; h->exec[i] && n < 8; i++)
-		argv[n++] = h->exec[i];
-	argv[n++] = "env";
-	for (size_t i = 0; i < ph->nenv && n < 40; i++) {
+	for (size_t i = 0; env && i < ph->nenv; i++) {
 		char *kv = malloc(strlen(ph->env[i].name) + strlen(ph->env[i].value) + 2);
 
-		sprintf(kv, "%s=%s", ph->env[i].name, ph->env[i].value);
-		bufs[2 + i] = kv;
-		argv[n++] = kv;
+		if (kv) {
+			sprintf(kv, "%s=%s", ph->env[i].name, ph->env[i].value);
+			env[e++] = kv;
+		}
 	}
 	argv[n++] = exe;
 	argv[n++] = "agent";
@@ -89,41 +92,19 @@ static void build_argv(const char *argv[64], char *bufs[48], const struct qplab_
 	argv[n++] = "--device";
 	argv[n++] = h->rxe;
 	bufs[0] = malloc(128);
-	snprintf(bufs[0], 128, "%s:%d", h->addr4, RUN_AGENT_PORT);
+	/* No IPv4 (addresses): its ULA; no address at all: its own loopback. */
+	if (bufs[0] && (h->addr4[0] || !h->addr6[0]))
+		snprintf(bufs[0], 128, "%s:%d", h->addr4[0] ? h->addr4 : "127.0.0.1", RUN_AGENT_PORT);
+	else if (bufs[0])
+		snprintf(bufs[0], 128, "[%s]:%d", h->addr6, RUN_AGENT_PORT);
 	argv[n++] = "--listen";
-	argv[n++] = bufs[0];
+	argv[n++] = bufs[0] ? bufs[0] : "";
 	bufs[1] = strdup(json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PLAIN));
 	argv[n++] = "--config";
-	argv[n++] = bufs[1];
+	argv[n++] = bufs[1] ? bufs[1] : "{}";
 	argv[n] = NULL;
 	json_object_put(cfg);
-}
-
-static pid_t spawn(const char *const *argv, int *to, int *from, const char *log)
-{
-	int in[2], out[2];
-	pid_t pid;
-
-	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		if (fd >= 0)
-			dup2(fd, 2);
-		/* Its own process group: the runner decides when it dies. */
-		setpgid(0, 0);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	*to = in[1];
-	*from = out[0];
-	return pid;
+	return env;
 }
 
 /* Reads one line before deadline (absolute ms).  Returns a malloc'd line,
@@ -172,30 +153,81 @@ static char *read_line(struct run_agent *ag, double deadline, char *err, size_t 
 	}
 }
 
+/* A libibverbs config directory naming rxe alone (run_spawn.c says why),
+ * made once per run under /run/qplab; NULL when it cannot be (not root,
+ * no rxe provider configured) or QPLAB_RUN_ALL_PROVIDERS is set. */
+static const char *rxe_only_dir(void)
+{
+	static const char dir[] = "/run/qplab/verbs-rxe.d";
+	static int state; /* 0 unknown, 1 ready, -1 not available */
+	char line[256] = "";
+	FILE *in, *out;
+
+	if (state)
+		return state > 0 ? dir : NULL;
+	state = -1;
+	if (getenv("QPLAB_RUN_ALL_PROVIDERS") || geteuid() != 0)
+		return NULL;
+	in = fopen("/etc/libibverbs.d/rxe.driver", "re");
+	if (!in)
+		return NULL;
+	if (!fgets(line, sizeof(line), in))
+		line[0] = '\0';
+	fclose(in);
+	mkdir("/run/qplab", 0755);
+	mkdir(dir, 0755);
+	out = fopen("/run/qplab/verbs-rxe.d/rxe.driver", "we");
+	if (!out)
+		return NULL;
+	fputs(line, out);
+	if (fclose(out) == 0 && line[0])
+		state = 1;
+	return state > 0 ? dir : NULL;
+}
+
+static void trace_spawn(const struct run_agent *ag, const struct run_host *h, char **env,
+			const char *const *argv)
+{
+	if (!getenv("QPLAB_RUN_TRACE"))
+		return;
+	fprintf(stderr, "qplab run: agent %s:%s%s", ag->name, h->netns[0] ? " netns " : "", h->netns);
+	for (int i = 0; env && env[i]; i++)
+		fprintf(stderr, " %s", env[i]);
+	for (int i = 0; argv[i]; i++)
+		fprintf(stderr, " %s", argv[i]);
+	fputc('\n', stderr);
+}
+
 int run_agent_spawn(struct run_agent *ag, const struct qplab_plan *p, int hi,
 		    const struct run_host *h, char *err, size_t errlen)
 {
-	const char *argv[64], *dir = getenv("QPLAB_RUN_LOGDIR");
-	char *bufs[48] = {0}, exe[PATH_MAX], log[PATH_MAX + 64];
+	const char *argv[16], *dir = getenv("QPLAB_RUN_LOGDIR");
+	char *bufs[2] = {0}, exe[PATH_MAX], log[PATH_MAX + 64], **env;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct run_spawn sp = {.argv = (char *const *)argv, .err_path = log,
+			       .netns = h->netns[0] ? h->netns : NULL, .with_stdin = true,
+			       .own_group = true}; /* its own group: the runner decides when it dies */
+	int rc;
 
 	exe[n > 0 ? n : 0] = '\0';
 	snprintf(ag->name, sizeof(ag->name), "%s", p->hosts[hi].name);
 	ag->len = 0;
-	build_argv(argv, bufs, p, hi, h, exe);
+	env = build_argv(argv, bufs, p, hi, h, exe);
+	sp.env = env;
+	sp.verbs_dir = rxe_only_dir();
 	snprintf(log, sizeof(log), "%s/agent-%s.log", dir ? dir : "/tmp", ag->name);
-	if (getenv("QPLAB_RUN_TRACE")) {
-		fprintf(stderr, "qplab run: agent %s:", ag->name);
-		for (int i = 0; argv[i]; i++)
-			fprintf(stderr, " %s", argv[i]);
-		fputc('\n', stderr);
-	}
-	ag->pid = spawn(argv, &ag->to_fd, &ag->from_fd, log);
-	for (int i = 0; i < 48; i++)
-		free(bufs[i]);
-	if (ag->pid < 0) {
-		ag->pid = 0;
-		snprintf(err, errlen, "agent %s: fork: %s", ag->name, strerror(errno));
+	trace_spawn(ag, h, env, argv);
+	rc = env ? run_spawn_start(&sp) : -1;
+	for (int i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+	free(bufs[0]);
+	free(bufs[1]);
+	ag->pid = rc ? 0 : sp.pid;
+	ag->to_fd = sp.to_fd;
+	ag->from_fd = sp.from_fd;
+	if (rc) {
+		snprintf(err, errlen, "agent %s: cannot start: %s", ag->name, strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -43,38 +43,53 @@ static int start_agents(struct run_state *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* The final report and a Probe of every live agent: all requests out
+ * before the first reply is read, each agent's replies read in the order
+ * it was asked (a wait drops the replies it is not waiting for). */
 static int final_facts(struct run_state *s, char *err, size_t errlen)
 {
-	int peer_of[QPLAB_MAX_HOSTS];
+	int rep[QPLAB_MAX_HOSTS], probe[QPLAB_MAX_HOSTS];
 
-	for (int i = 0; i < QPLAB_MAX_HOSTS; i++)
-		peer_of[i] = -1;
-	if (s->p->nhosts == 2)
-		peer_of[0] = 1, peer_of[1] = 0;
-	if (run_collect(s, -1, peer_of, err, errlen))
-		return -1;
 	for (size_t h = 0; h < s->p->nhosts; h++) {
 		struct run_agent *ag = &s->ag[h];
-		struct qplab_agent_msg m;
-		int id = ag->next_id++;
 
+		rep[h] = probe[h] = -1;
 		qplab_facts_at(s->facts, -1, (int)h)->daemon_alive = 0;
 		if (!ag->pid)
 			continue;
-		if (run_agent_call(ag, id, qplab_agent_req_probe(id, NULL, (int)(2000 * run_mult())),
-				   (int)(4000 * run_mult()), &m, err, errlen))
+		rep[h] = ag->next_id++;
+		probe[h] = ag->next_id++;
+		run_agent_send(ag, qplab_agent_req_report(rep[h]));
+		run_agent_send(ag, qplab_agent_req_probe(probe[h], NULL, (int)(2000 * run_mult())));
+	}
+	for (size_t h = 0; h < s->p->nhosts; h++) {
+		struct qplab_facts *f = qplab_facts_at(s->facts, -1, (int)h);
+		int peer = s->p->nhosts == 2 ? 1 - (int)h : -1;
+		struct qplab_agent_msg m;
+
+		if (rep[h] < 0)
+			continue;
+		if (run_agent_wait(&s->ag[h], rep[h], (int)(5000 * run_mult()), &m, err, errlen))
 			return -1;
-		qplab_facts_from_reply(&m, NULL, qplab_facts_at(s->facts, -1, (int)h), err, errlen);
+		qplab_facts_from_reply(&m, peer >= 0 ? s->ag[peer].nic_path : NULL, f, err, errlen);
+		qplab_agent_msg_free(&m);
+		if (run_agent_wait(&s->ag[h], probe[h], (int)(4000 * run_mult()), &m, err, errlen))
+			return -1;
+		qplab_facts_from_reply(&m, NULL, f, err, errlen);
 		qplab_agent_msg_free(&m);
 	}
 	return 0;
 }
 
-/* Agents out (all asked at once), QPs counted; the topology goes down
- * too unless it is kept for the next scenario. */
-static void teardown(struct run_ctx *c, struct run_state *s, bool keep_topo)
+/* Agents out (all asked at once), their QPs counted (one `rdma` for all
+ * hosts).  The topology stays for the next scenario when it can be reset
+ * (keep_topo), stays for inspection (--keep: counted as kept, not as
+ * left over), or goes, and what is left of it is counted. */
+static void teardown(struct run_ctx *c, struct run_state *s, bool keep_topo, bool kept,
+		     struct run_outcome *o)
 {
 	int qps[QPLAB_MAX_HOSTS], left = 0, agents = 0;
+	const char *rxe[QPLAB_MAX_HOSTS];
 	double t0 = run_now_ms();
 
 	for (size_t h = 0; h < s->p->nhosts; h++)
@@ -84,12 +99,24 @@ static void teardown(struct run_ctx *c, struct run_state *s, bool keep_topo)
 
 		run_agent_stop(&s->ag[h], (int)(3000 * run_mult()));
 		agents += pid > 0 && kill(pid, 0) == 0;
-		qps[h] = s->hostmap[h] >= 0 ? run_count_qps(s->t->hosts[s->hostmap[h]].rxe) : -1;
+		rxe[h] = s->hostmap[h] >= 0 ? s->t->hosts[s->hostmap[h]].rxe : "";
 	}
+	run_count_qps(rxe, s->p->nhosts, qps);
 	if (getenv("QPLAB_RUN_TRACE"))
 		fprintf(stderr, "qplab run: agents stopped, QPs counted %.0f ms\n", run_now_ms() - t0);
-	if (!keep_topo)
+	if (kept) {
+		snprintf(o->kept, sizeof(o->kept), "%s", c->topo.id);
+		fprintf(stderr, "qplab run: --keep: topology %s left up (netns/topo down --name %s)\n",
+			c->topo.id, c->topo.id);
+		run_topo_free(&c->topo);
+		memset(&c->topo, 0, sizeof(c->topo));
+		c->sig[0] = '\0';
+	} else if (!keep_topo || run_topo_reset(&c->topo, s->p)) {
+		double t1 = run_now_ms();
+
 		left = run_ctx_finish(c);
+		o->phase_ms[RUN_PHASE_TOPO_DOWN] = run_now_ms() - t1;
+	}
 	for (size_t h = 0; h < s->p->nhosts; h++) {
 		struct qplab_facts *f = qplab_facts_at(s->facts, -1, (int)h);
 
@@ -116,30 +143,51 @@ static int topology(struct run_ctx *c, const struct qplab_plan *p, char *err, si
 
 	for (int i = 0; i < n; i++)
 		snprintf(sig + strlen(sig), sizeof(sig) - strlen(sig), "%s ", words[i]);
-	if (c->topo.up && !strcmp(sig, c->sig))
-		return 0;
-	if (c->topo.up)
-		run_ctx_finish(c);
-	snprintf(id, sizeof(id), "r%d", c->seq++ % 1000);
-	if (run_topo_up(p, id, c->mode, &c->topo, err, errlen))
-		return -1;
-	snprintf(c->sig, sizeof(c->sig), "%s", sig);
-	return 0;
+	if (!(c->topo.up && !strcmp(sig, c->sig))) {
+		if (c->topo.up)
+			run_ctx_finish(c);
+		snprintf(id, sizeof(id), "r%d", c->seq++ % 1000);
+		c->built++;
+		if (run_topo_up(p, id, c->mode, &c->topo, err, errlen))
+			return -1;
+		snprintf(c->sig, sizeof(c->sig), "%s", sig);
+	}
+	return run_topo_links(&c->topo, p, err, errlen);
 }
 
-static bool changes_topology(const struct qplab_plan *p)
+static void trace_ms(const char *what, double *t, double *acc)
 {
-	for (size_t i = 0; i < p->nsteps; i++)
-		switch (p->steps[i].kind) {
-		case QPLAB_STEP_CONNECT: case QPLAB_STEP_CONNECT_BOTH: case QPLAB_STEP_DISCONNECT:
-		case QPLAB_STEP_DATAPATH: case QPLAB_STEP_WAIT: case QPLAB_STEP_SNAPSHOT:
-		case QPLAB_STEP_KILL_AGENT: case QPLAB_STEP_START_AGENT: case QPLAB_STEP_RESTART_AGENT:
-		case QPLAB_STEP_RAW_FRAME:
-			break;
-		default:
-			return true;
+	double now = run_now_ms();
+
+	if (acc)
+		*acc += now - *t;
+	trace(what, t);
+	*t = now;
+}
+
+static int run_steps(struct run_state *s, double t0, double *tt, struct run_outcome *o, char *err,
+		     size_t errlen)
+{
+	const struct qplab_plan *p = s->p;
+
+	for (size_t i = 0; i < p->nsteps; i++) {
+		if (run_now_ms() - t0 > p->timeout_ms * run_mult()) {
+			snprintf(err, errlen, "scenario timeout (%d ms) before step %zu", p->timeout_ms, i + 1);
+			return -1;
 		}
-	return false;
+		if (run_step(s, (int)i, err, errlen)) {
+			char msg[600];
+
+			/* Precisions keep the message within msg whatever the parts. */
+			snprintf(msg, sizeof(msg), "%.200s:%d: step %zu (%.40s): %.300s", p->file, p->steps[i].line, i + 1,
+				 qplab_step_kind_name(p->steps[i].kind), err);
+			snprintf(err, errlen, "%s", msg);
+			trace_ms(qplab_step_kind_name(p->steps[i].kind), tt, &o->steps_ms);
+			return -1;
+		}
+		trace_ms(qplab_step_kind_name(p->steps[i].kind), tt, &o->steps_ms);
+	}
+	return 0;
 }
 
 void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outcome *o)
@@ -149,6 +197,7 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 	double t0 = run_now_ms(), tt = t0;
 	char err[600] = "";
 	const char *skip;
+	bool kept;
 	int rc;
 
 	memset(ag, 0, sizeof(ag));
@@ -163,43 +212,25 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 	qplab_scenario_facts_init(&o->facts, p->nhosts, p->nsteps);
 	o->have_facts = true;
 	rc = topology(c, p, err, sizeof(err));
-	trace("topo up", &tt);
+	trace_ms("topo up", &tt, &o->phase_ms[RUN_PHASE_TOPO]);
 	snprintf(o->backend, sizeof(o->backend), "%s", c->topo.mode);
 	snprintf(o->kernel, sizeof(o->kernel), "%s", c->topo.kernel);
 	if (!rc)
 		rc = start_agents(&s, err, sizeof(err));
-	trace("agents ready", &tt);
-	for (size_t i = 0; !rc && i < p->nsteps; i++) {
-		if (run_now_ms() - t0 > p->timeout_ms * run_mult()) {
-			snprintf(err, sizeof(err), "scenario timeout (%d ms) before step %zu", p->timeout_ms, i + 1);
-			rc = -1;
-			break;
-		}
-		if (run_step(&s, (int)i, err, sizeof(err))) {
-			char msg[600];
-
-			/* Precisions keep the message within msg whatever the parts. */
-			snprintf(msg, sizeof(msg), "%.200s:%d: step %zu (%.40s): %.300s", p->file, p->steps[i].line, i + 1,
-				 qplab_step_kind_name(p->steps[i].kind), err);
-			snprintf(err, sizeof(err), "%s", msg);
-			rc = -1;
-		}
-		trace(qplab_step_kind_name(p->steps[i].kind), &tt);
-	}
+	trace_ms("agents ready", &tt, &o->phase_ms[RUN_PHASE_AGENTS]);
+	if (!rc)
+		rc = run_steps(&s, t0, &tt, o, err, sizeof(err));
 	if (!rc)
 		rc = final_facts(&s, err, sizeof(err));
-	trace("final facts", &tt);
+	trace_ms("final facts", &tt, &o->phase_ms[RUN_PHASE_FACTS]);
 	if (rc) {
 		o->status = QPLAB_ERROR;
 		snprintf(o->reason, sizeof(o->reason), "%.500s", err);
 	}
-	if (rc && c->keep) {
-		fprintf(stderr, "qplab run: --keep: topology %s left up (netns/topo down --name %s)\n",
-			c->topo.id, c->topo.id);
-		c->topo.up = false;
-	} else {
-		teardown(c, &s, !rc && !changes_topology(p) && !qplab_run_interrupted);
-	}
-	trace("teardown", &tt);
+	/* --keep: an errored scenario's topology, and the run's last one. */
+	kept = c->keep && c->topo.up && (rc || c->last);
+	teardown(c, &s, !rc && !qplab_run_interrupted && !c->last, kept, o);
+	trace_ms("teardown", &tt, &o->phase_ms[RUN_PHASE_TEARDOWN]);
+	o->phase_ms[RUN_PHASE_TEARDOWN] -= o->phase_ms[RUN_PHASE_TOPO_DOWN];
 	o->elapsed_s = (run_now_ms() - t0) / 1000.0;
 }

@@ -31,20 +31,32 @@ static int into_facts(struct run_state *s, int h, int step, const char *peer,
 	return rc ? -1 : 0;
 }
 
+/* Every request goes out before the first reply is read: the agents
+ * answer at once, so a collection costs one round trip, not one per host. */
 int run_collect(struct run_state *s, int step, int peer_of[QPLAB_MAX_HOSTS], char *err,
 		size_t errlen)
 {
+	int ids[QPLAB_MAX_HOSTS];
+
 	for (size_t h = 0; h < s->p->nhosts; h++) {
 		struct run_agent *ag = &s->ag[h];
-		struct qplab_agent_msg m;
-		int id = ag->next_id++;
 
+		ids[h] = -1;
 		if (!ag->pid)
 			continue;
-		if (run_agent_call(ag, id, qplab_agent_req_report(id), scaled(-1, DL_REPORT), &m, err,
-				   errlen))
+		ids[h] = ag->next_id++;
+		if (run_agent_send(ag, qplab_agent_req_report(ids[h]))) {
+			snprintf(err, errlen, "agent %s: cannot write its request", ag->name);
 			return -1;
-		if (into_facts(s, (int)h, step, path_of(s, peer_of[h]), &m, err, errlen))
+		}
+	}
+	for (size_t h = 0; h < s->p->nhosts; h++) {
+		struct qplab_agent_msg m;
+
+		if (ids[h] < 0)
+			continue;
+		if (run_agent_wait(&s->ag[h], ids[h], scaled(-1, DL_REPORT), &m, err, errlen) ||
+		    into_facts(s, (int)h, step, path_of(s, peer_of[h]), &m, err, errlen))
 			return -1;
 	}
 	return 0;
@@ -79,7 +91,11 @@ static int connect_step(struct run_state *s, int si, const struct qplab_step *st
 	int id = ag->next_id++, dl = scaled(st->deadline_ms, DL_CONNECT);
 
 	if (st->to >= 0) {
-		snprintf(peer, sizeof(peer), "%s", path_of(s, st->to));
+		const char *p = path_of(s, st->to), *at = strrchr(p, '@');
+		int n = at && st->to_device[0] ? (int)(at - p) : (int)strlen(p);
+
+		/* to_device: the peer's server with another device name. */
+		snprintf(peer, sizeof(peer), "%.*s%s%s", n, p, st->to_device[0] ? "@" : "", st->to_device);
 	} else {
 		const struct run_host *h = &s->t->hosts[s->hostmap[st->from]];
 		const char *addr = !strcmp(st->to_address, "unowned")      ? s->t->unowned4
@@ -93,38 +109,28 @@ static int connect_step(struct run_state *s, int si, const struct qplab_step *st
 		   errlen);
 }
 
-/* Both sides at one CLOCK_REALTIME barrier: requests first, replies after. */
-static int connect_both(struct run_state *s, int si, const struct qplab_step *st, char *err,
-			size_t errlen)
+/* Polls host's report until `until` holds or the deadline passes (not an
+ * error: the step's facts say what was seen last). */
+/* The waited host's daemon_alive: a Probe (a report does not say). */
+static int probe_into(struct run_state *s, int h, struct qplab_facts *f, char *err, size_t errlen)
 {
-	int a = st->hosts[0], b = st->hosts[1], dl = scaled(st->deadline_ms, DL_CONNECT);
+	struct run_agent *ag = &s->ag[h];
+	struct qplab_agent_msg m;
+	int id = ag->next_id++;
 
-	for (int r = 0; r < (st->rounds > 0 ? st->rounds : 1); r++) {
-		struct timespec now;
-		int ida = s->ag[a].next_id++, idb = s->ag[b].next_id++;
-		struct qplab_agent_msg ma, mb;
-		int64_t at;
-
-		clock_gettime(CLOCK_REALTIME, &now);
-		at = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec +
-		     (int64_t)scaled(st->barrier_ms > 0 ? st->barrier_ms : 200, 200) * 1000000;
-		if (run_agent_send(&s->ag[a], qplab_agent_req_connect(ida, path_of(s, b), at, dl)) ||
-		    run_agent_send(&s->ag[b], qplab_agent_req_connect(idb, path_of(s, a), at, dl))) {
-			snprintf(err, errlen, "connect_both: cannot write to an agent");
-			return -1;
-		}
-		if (run_agent_wait(&s->ag[a], ida, dl + 4000, &ma, err, errlen))
-			return -1;
-		if (into_facts(s, a, si, path_of(s, b), &ma, err, errlen) ||
-		    run_agent_wait(&s->ag[b], idb, dl + 4000, &mb, err, errlen) ||
-		    into_facts(s, b, si, path_of(s, a), &mb, err, errlen))
-			return -1;
-	}
+	f->daemon_alive = 0;
+	if (!ag->pid)
+		return 0;
+	if (run_agent_call(ag, id, qplab_agent_req_probe(id, NULL, (int)(1000 * run_mult())),
+			   scaled(-1, DL_REPORT), &m, err, errlen))
+		return -1;
+	qplab_facts_from_reply(&m, NULL, f, err, errlen);
+	qplab_agent_msg_free(&m);
 	return 0;
 }
 
-/* Polls host's report until `until` holds or the deadline passes (not an
- * error: the step's facts say what was seen last). */
+/* Polls host's report (and a Probe) until `until` holds or the deadline
+ * passes (not an error: the step's facts say what was seen last). */
 static int wait_step(struct run_state *s, int si, const struct qplab_step *st, char *err,
 		     size_t errlen)
 {
@@ -139,7 +145,7 @@ static int wait_step(struct run_state *s, int si, const struct qplab_step *st, c
 		struct timespec ts = {0, 50 * 1000 * 1000};
 
 		qplab_facts_free(f);
-		if (run_collect(s, si, peer_of, err, errlen))
+		if (run_collect(s, si, peer_of, err, errlen) || probe_into(s, st->host, f, err, errlen))
 			return -1;
 		if (qplab_assert_eval(&st->until, f, run_mult(), NULL, NULL) || run_now_ms() > deadline)
 			return 0;
@@ -151,21 +157,35 @@ static int wait_step(struct run_state *s, int si, const struct qplab_step *st, c
 	}
 }
 
+/* kill_agent, start_agent, restart_agent.  A started agent must come back
+ * on the address and port it had (Mooncake peers remember nic paths). */
 static int agent_step(struct run_state *s, const struct qplab_step *st, char *err, size_t errlen)
 {
 	struct run_agent *ag = &s->ag[st->host];
+	char was[sizeof(ag->listen)];
 
+	snprintf(was, sizeof(was), "%s", ag->listen);
 	if (st->kind != QPLAB_STEP_START_AGENT)
 		run_agent_kill(ag);
 	if (st->kind == QPLAB_STEP_KILL_AGENT)
 		return 0;
+	if (st->kind == QPLAB_STEP_START_AGENT && ag->pid) {
+		snprintf(err, errlen, "start_agent: agent %s is running (kill_agent first)", ag->name);
+		return -1;
+	}
 	if (st->kind == QPLAB_STEP_RESTART_AGENT && st->down_ms > 0) {
 		struct timespec ts = {st->down_ms / 1000, (st->down_ms % 1000) * 1000000L};
 
 		nanosleep(&ts, NULL);
 	}
-	return run_agent_start(ag, s->p, st->host, &s->t->hosts[s->hostmap[st->host]],
-			       scaled(-1, DL_READY), err, errlen);
+	if (run_agent_start(ag, s->p, st->host, &s->t->hosts[s->hostmap[st->host]],
+			    scaled(-1, DL_READY), err, errlen))
+		return -1;
+	if (was[0] && strcmp(was, ag->listen)) {
+		snprintf(err, errlen, "agent %s came back on %s, not on %s", ag->name, ag->listen, was);
+		return -1;
+	}
+	return 0;
 }
 
 /* Bytes or a named bad frame: `to`'s own agent sends them to its daemon
@@ -191,7 +211,7 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 	case QPLAB_STEP_CONNECT:
 		return connect_step(s, si, st, err, errlen);
 	case QPLAB_STEP_CONNECT_BOTH:
-		return connect_both(s, si, st, err, errlen);
+		return run_connect_both(s, si, st, err, errlen);
 	case QPLAB_STEP_DISCONNECT:
 		id = s->ag[st->from].next_id++;
 		return act(s, st->from, id, qplab_agent_req_disconnect(id, path_of(s, st->to)),
@@ -221,8 +241,28 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 
 static bool produces_result(enum qplab_step_kind k)
 {
-	return k == QPLAB_STEP_CONNECT || k == QPLAB_STEP_CONNECT_BOTH || k == QPLAB_STEP_DISCONNECT ||
+	/* connect_both collects its own (run_both.c). */
+	return k == QPLAB_STEP_CONNECT || k == QPLAB_STEP_DISCONNECT ||
 	       k == QPLAB_STEP_DATAPATH || k == QPLAB_STEP_RAW_FRAME || k == QPLAB_STEP_SNAPSHOT;
+}
+
+/* delete_device: whether `rdma link del` waits for the agent that holds
+ * the device differs by kernel; the step's facts say what happened. */
+static int delete_device(struct run_state *s, int si, const struct qplab_step *st, char *err,
+			 size_t errlen)
+{
+	double blocked;
+	int rc = run_topo_del_device(s->t, s->p, st, scaled(st->deadline_ms, DL_WAIT), &s->ag[st->host],
+				     &blocked, err, errlen);
+	char note[160];
+
+	if (blocked > 0) {
+		snprintf(note, sizeof(note), "rdma link del blocked %.0f ms, until the agent holding the device was killed",
+			 blocked);
+		qplab_facts_set(&qplab_facts_at(s->facts, si, st->host)->error_text, note);
+		fprintf(stderr, "qplab run: %s\n", note);
+	}
+	return rc;
 }
 
 int run_step(struct run_state *s, int si, char *err, size_t errlen)
@@ -230,14 +270,12 @@ int run_step(struct run_state *s, int si, char *err, size_t errlen)
 	const struct qplab_step *st = &s->p->steps[si];
 	double t0 = run_now_ms();
 	int peer_of[QPLAB_MAX_HOSTS];
-	int rc = do_step(s, si, st, err, errlen);
+	int rc = st->kind == QPLAB_STEP_DELETE_DEVICE ? delete_device(s, si, st, err, errlen)
+						      : do_step(s, si, st, err, errlen);
 	long took = (long)(run_now_ms() - t0 + 0.5);
 
 	if (rc == 0 && produces_result(st->kind)) {
-		int a = st->kind == QPLAB_STEP_CONNECT_BOTH ? st->hosts[0] : st->from;
-		int b = st->kind == QPLAB_STEP_CONNECT_BOTH ? st->hosts[1] : st->to;
-
-		pair(peer_of, a, b);
+		pair(peer_of, st->from, st->to);
 		if (st->kind == QPLAB_STEP_SNAPSHOT && s->p->nhosts == 2)
 			pair(peer_of, 0, 1);
 		rc = run_collect(s, si, peer_of, err, errlen);

@@ -1,36 +1,28 @@
 /* The topology through netns/topo: up (its JSON read back), faults, down
  * and an independent count of what is left. */
 #include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "realise.h"
 #include "run.h"
+#include "run_spawn.h"
 
 int run_capture(char *const argv[], char **out)
 {
-	int fds[2], status;
+	struct run_spawn sp = {.argv = argv};
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap);
-	pid_t pid;
 
-	if (!buf || pipe(fds)) {
+	if (!buf || run_spawn_start(&sp)) {
 		free(buf);
 		return -1;
 	}
-	pid = fork();
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(fds[1]);
 	for (;;) {
 		ssize_t n;
 
@@ -42,7 +34,7 @@ int run_capture(char *const argv[], char **out)
 			buf = bigger;
 			cap *= 2;
 		}
-		n = read(fds[0], buf + len, cap - len - 1);
+		n = read(sp.from_fd, buf + len, cap - len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -50,14 +42,12 @@ int run_capture(char *const argv[], char **out)
 		len += (size_t)n;
 	}
 	buf[len] = '\0';
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	close(sp.from_fd);
 	if (out)
 		*out = buf;
 	else
 		free(buf);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return run_spawn_wait(sp.pid);
 }
 
 static const char *topo_path(void)
@@ -100,9 +90,11 @@ static int parse_topo(const char *text, struct run_topo *t, char *err, size_t er
 
 		copy(h, "name", rh->name, sizeof(rh->name));
 		copy(h, "addr4", rh->addr4, sizeof(rh->addr4));
+		copy(h, "addr6", rh->addr6, sizeof(rh->addr6));
 		copy(h, "rxe", rh->rxe, sizeof(rh->rxe));
 		copy(h, "ifname", rh->ifname, sizeof(rh->ifname));
 		snprintf(rh->unowned4, sizeof(rh->unowned4), "%s", t->unowned4);
+		copy(h, "netns", rh->netns, sizeof(rh->netns));
 		if (json_object_object_get_ex(h, "exec", &ex) && json_object_is_type(ex, json_type_array))
 			for (size_t k = 0; k < json_object_array_length(ex) && k < 7; k++)
 				rh->exec[k] = strdup(json_object_get_string(json_object_array_get_idx(ex, k)));
@@ -140,17 +132,80 @@ int run_topo_up(const struct qplab_plan *p, const char *id, const char *mode, st
 	return rc;
 }
 
+/* topo fault --name ID WORDS...; quiet: its stderr is dropped (a reset
+ * that finds nothing to undo is no error). */
+static int fault_words(const struct run_topo *t, const char *const *words, int n, bool quiet)
+{
+	char *argv[QPLAB_TOPO_ARGV_MAX + 5];
+	struct run_spawn sp = {.argv = argv, .err_path = quiet ? "/dev/null" : NULL};
+	char buf[256];
+	ssize_t got;
+
+	argv[0] = (char *)topo_path();
+	argv[1] = (char *)"fault";
+	argv[2] = (char *)"--name";
+	argv[3] = (char *)t->id;
+	for (int i = 0; i < n && i < QPLAB_TOPO_ARGV_MAX; i++)
+		argv[i + 4] = (char *)words[i];
+	argv[n + 4] = NULL;
+	if (run_spawn_start(&sp))
+		return -1;
+	while ((got = read(sp.from_fd, buf, sizeof(buf))) > 0 || (got < 0 && errno == EINTR))
+		;
+	close(sp.from_fd);
+	return run_spawn_wait(sp.pid);
+}
+
 int run_topo_fault(const struct run_topo *t, const struct qplab_plan *p, const struct qplab_step *st,
 		   char *err, size_t errlen)
 {
 	const char *words[QPLAB_TOPO_ARGV_MAX];
-	char *argv[QPLAB_TOPO_ARGV_MAX + 5], buf[1024];
+	char buf[1024];
 	int n = qplab_topo_step_args(p, st, words, buf, sizeof(buf)), rc;
 
 	if (n < 0) {
 		snprintf(err, errlen, "step %s: the topology cannot do it", qplab_step_kind_name(st->kind));
 		return -1;
 	}
+	rc = fault_words(t, words, n, false);
+	if (rc != 0)
+		snprintf(err, errlen, "topo fault %s failed (exit %d)", qplab_step_kind_name(st->kind), rc);
+	return rc ? -1 : 0;
+}
+
+/* Reads from fd until EOF or the deadline (absolute ms); 1 at EOF. */
+static int drain_until(int fd, double deadline)
+{
+	char buf[256];
+
+	for (;;) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int left = (int)(deadline - run_now_ms()), r;
+
+		if (left <= 0)
+			return 0;
+		r = poll(&pfd, 1, left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r > 0) {
+			ssize_t n = read(fd, buf, sizeof(buf));
+
+			if (n == 0 || (n < 0 && errno != EINTR))
+				return 1;
+		}
+	}
+}
+
+int run_topo_del_device(const struct run_topo *t, const struct qplab_plan *p, const struct qplab_step *st,
+			int deadline_ms, struct run_agent *holder, double *blocked_ms, char *err, size_t errlen)
+{
+	const char *words[QPLAB_TOPO_ARGV_MAX];
+	char *argv[QPLAB_TOPO_ARGV_MAX + 5], buf[256];
+	struct run_spawn sp = {.argv = argv};
+	int n = qplab_topo_step_args(p, st, words, buf, sizeof(buf)), rc;
+	double t0 = run_now_ms();
+
+	*blocked_ms = 0;
 	argv[0] = (char *)topo_path();
 	argv[1] = (char *)"fault";
 	argv[2] = (char *)"--name";
@@ -158,9 +213,109 @@ int run_topo_fault(const struct run_topo *t, const struct qplab_plan *p, const s
 	for (int i = 0; i < n; i++)
 		argv[i + 4] = (char *)words[i];
 	argv[n + 4] = NULL;
-	rc = run_capture(argv, NULL);
-	if (rc != 0)
-		snprintf(err, errlen, "topo fault %s failed (exit %d)", qplab_step_kind_name(st->kind), rc);
+	if (n < 0 || run_spawn_start(&sp)) {
+		snprintf(err, errlen, "delete_device: cannot run topo");
+		return -1;
+	}
+	/* If the kernel waits for the device's users, the agent is one: it is
+	 * killed, and the step records how long the deletion blocked. */
+	if (!drain_until(sp.from_fd, t0 + deadline_ms)) {
+		*blocked_ms = run_now_ms() - t0;
+		run_agent_kill(holder);
+		if (!drain_until(sp.from_fd, run_now_ms() + 10000 * run_mult())) {
+			close(sp.from_fd);
+			snprintf(err, errlen, "delete_device: rdma link del still blocked %.0f ms after the agent was killed",
+				 10000 * run_mult());
+			return -1; /* the topo process is left to finish; down cleans up */
+		}
+	}
+	close(sp.from_fd);
+	rc = run_spawn_wait(sp.pid);
+	if (rc)
+		snprintf(err, errlen, "topo fault del-rxe failed (exit %d)", rc);
+	return rc ? -1 : 0;
+}
+
+int run_topo_links(const struct run_topo *t, const struct qplab_plan *p, char *err, size_t errlen)
+{
+	for (size_t l = 0; l < p->nlinks; l++) {
+		int ends[2] = {p->links[l].a, p->links[l].b};
+
+		if (!p->links[l].netem.set)
+			continue;
+		/* The wire's netem works both ways: on each end's egress. */
+		for (int e = 0; e < 2; e++) {
+			const char *words[QPLAB_TOPO_ARGV_MAX];
+			char buf[256];
+			int n = qplab_topo_netem_args(p->hosts[ends[e]].name, &p->links[l].netem, words, buf,
+						      sizeof(buf));
+
+			if (n < 0 || fault_words(t, words, n, false)) {
+				snprintf(err, errlen, "line %d: the link's netem could not be set", p->links[l].line);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The words that undo step st (NULL-ended lists into out); returns how
+ * many lists, -1 when it cannot be undone (delete_device). */
+static int undo_words(const struct qplab_plan *p, const struct qplab_step *st, const char *out[3][6],
+		      char mtu[16])
+{
+	const char *h = st->host >= 0 ? p->hosts[st->host].name : NULL;
+
+	switch (st->kind) {
+	case QPLAB_STEP_LINK_DOWN: case QPLAB_STEP_LINK_UP:
+		out[0][0] = "link", out[0][1] = h, out[0][2] = "up", out[0][3] = NULL;
+		return 1;
+	case QPLAB_STEP_NETEM_ON: case QPLAB_STEP_NETEM_OFF:
+		out[0][0] = "clear", out[0][1] = h, out[0][2] = NULL;
+		return 1;
+	case QPLAB_STEP_SET_MTU:
+		snprintf(mtu, 16, "%d", qplab_host_mtu(p, st->host));
+		out[0][0] = "mtu", out[0][1] = h, out[0][2] = mtu, out[0][3] = NULL;
+		return 1;
+	case QPLAB_STEP_BLACKHOLE: case QPLAB_STEP_UNBLACKHOLE:
+		out[0][0] = "unblackhole", out[0][1] = h, out[0][2] = p->hosts[st->peer].name, out[0][3] = NULL;
+		out[1][0] = "clear", out[1][1] = h, out[1][2] = NULL;
+		return 2;
+	case QPLAB_STEP_DELETE_DEVICE:
+		return -1;
+	default:
+		return 0;
+	}
+}
+
+int run_topo_reset(const struct run_topo *t, const struct qplab_plan *p)
+{
+	int rc = 0;
+
+	for (size_t l = 0; l < p->nlinks; l++)
+		if (p->links[l].netem.set) {
+			const char *a[] = {"clear", p->hosts[p->links[l].a].name, NULL};
+			const char *b[] = {"clear", p->hosts[p->links[l].b].name, NULL};
+
+			rc |= fault_words(t, a, 2, true) | fault_words(t, b, 2, true);
+		}
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const char *w[3][6];
+		char mtu[16];
+		int n = undo_words(p, &p->steps[i], w, mtu);
+
+		if (n < 0)
+			return -1;
+		for (int k = 0; k < n; k++) {
+			int c = 0;
+
+			while (w[k][c])
+				c++;
+			/* An undo that finds nothing to undo fails harmlessly
+			 * (unblackhole after unblackhole): not an error. */
+			fault_words(t, w[k], c, true);
+		}
+	}
 	return rc ? -1 : 0;
 }
 
@@ -179,14 +334,29 @@ static int count_lines(const char *cmd, const char *needle)
 	return n;
 }
 
-int run_count_qps(const char *rxe)
+/* One `rdma resource show qp` for every device (under TCG a program
+ * start costs 0.1-0.3 s; the shell pipeline per host cost three). */
+void run_count_qps(const char *const rxe[], size_t n, int counts[])
 {
-	char cmd[256], needle[96];
+	char *argv[] = {(char *)"rdma", (char *)"resource", (char *)"show", (char *)"qp", NULL};
+	char *out = NULL, *line, *save = NULL;
+	int rc = run_capture(argv, &out);
 
-	/* QP 1 (GSI) belongs to the kernel, not to an agent. */
-	snprintf(cmd, sizeof(cmd), "rdma resource show qp link %s/1 2>/dev/null | grep -v 'lqpn 1 '", rxe);
-	snprintf(needle, sizeof(needle), "link %s/", rxe);
-	return count_lines(cmd, needle);
+	for (size_t i = 0; i < n; i++)
+		counts[i] = rc == 0 && out ? 0 : -1;
+	for (line = out ? strtok_r(out, "\n", &save) : NULL; rc == 0 && line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		/* QP 1 (GSI) belongs to the kernel, not to an agent. */
+		if (strncmp(line, "link ", 5) || strstr(line, " lqpn 1 "))
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			size_t k = strlen(rxe[i]);
+
+			if (k && !strncmp(line + 5, rxe[i], k) && line[5 + k] == '/')
+				counts[i]++;
+		}
+	}
+	free(out);
 }
 
 int run_topo_down(struct run_topo *t)

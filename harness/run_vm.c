@@ -6,14 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#include <errno.h>
 
 #include "cli.h"
 #include "report.h"
 #include "run.h"
 #include "run_args.h"
+#include "run_spawn.h"
 
 /* The guest sees only the checkout's build/ and --share directories: an
  * output directory elsewhere (/tmp/x) must be shared too, or the inner
@@ -104,32 +103,22 @@ static void relay_line(char *line, int *num, const char *tag)
 /* Runs the VM with its stdout relayed line by line.  Returns its status. */
 static int relay(char *const argv[], int *num, const char *tag)
 {
-	int fds[2], status = 0;
-	pid_t pid;
+	struct run_spawn sp = {.argv = argv};
 	FILE *in;
 	char line[8192];
 
-	if (pipe(fds))
+	if (run_spawn_start(&sp))
 		return -1;
-	pid = fork();
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	in = fdopen(fds[0], "r");
+	in = fdopen(sp.from_fd, "r");
 	while (in && fgets(line, sizeof(line), in)) {
 		relay_line(line, num, tag);
 		fflush(stdout);
 	}
 	if (in)
 		fclose(in);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	else
+		close(sp.from_fd);
+	return run_spawn_wait(sp.pid);
 }
 
 /* Names the scenarios of every run in doc "id [K]". */

@@ -119,6 +119,7 @@ struct qplab_host {
 	int line;
 	int mtu;                   /* netdev MTU; -1 = the link's or 1500 */
 	bool ipv6;                 /* handshake and GIDs over IPv6 */
+	char addresses[12];        /* "" (= "default"), "ipv6_only" or "none" */
 	struct qplab_env *env;
 	size_t nenv;
 	struct qplab_agent_opts agent;
@@ -134,7 +135,7 @@ struct qplab_link {
 
 enum qplab_step_kind {
 	QPLAB_STEP_CONNECT,        /* from -> to (or from -> to_address) */
-	QPLAB_STEP_CONNECT_BOTH,   /* hosts[0] <-> hosts[1] at a barrier, rounds times */
+	QPLAB_STEP_CONNECT_BOTH,   /* every pair of hosts[] at a barrier, rounds times */
 	QPLAB_STEP_DISCONNECT,     /* from drops its endpoint to `to` */
 	QPLAB_STEP_LINK_DOWN,      /* host's lab interface down */
 	QPLAB_STEP_LINK_UP,
@@ -242,7 +243,9 @@ struct qplab_step {
 	int from, to;                /* connect, disconnect, datapath, raw_frame (to) */
 	int peer;                    /* blackhole, unblackhole */
 	char to_address[16];         /* connect: "unowned", "unroutable", "closed_port" */
-	int hosts[2];                /* connect_both */
+	char to_device[64];          /* connect: ask `to` for this device ("" = its own) */
+	int hosts[QPLAB_MAX_HOSTS];  /* connect_both: 2..8 distinct hosts */
+	size_t nhosts;               /* connect_both */
 	int rounds;                  /* connect_both, >= 1 */
 	int barrier_ms;              /* connect_both: lead time of the barrier */
 	int deadline_ms;             /* -1 = the runner's default for the kind */

@@ -205,8 +205,9 @@ static void parse_env(struct sc_ctx *ctx, json_object *o, const char *path,
 
 static void parse_host(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_host *h)
 {
-	static const char *const keys[] = {"mtu", "ipv6", "env", "agent", "fault", NULL};
+	static const char *const keys[] = {"mtu", "ipv6", "addresses", "env", "agent", "fault", NULL};
 	char sub[SC_PATH_MAX];
+	const char *s;
 	json_object *v;
 	bool b;
 
@@ -215,6 +216,12 @@ static void parse_host(struct sc_ctx *ctx, json_object *o, const char *path, str
 	h->mtu = int_or_unset(ctx, o, path, "mtu", 576, 65535);
 	if (qplab__sc_bool(ctx, o, path, "ipv6", &b))
 		h->ipv6 = b;
+	if (qplab__sc_str(ctx, o, path, "addresses", false, &s)) {
+		if (strcmp(s, "default") && strcmp(s, "ipv6_only") && strcmp(s, "none"))
+			qplab__sc_err(ctx, h->line, "addresses is \"default\", \"ipv6_only\" or \"none\"");
+		else if (strcmp(s, "default"))
+			snprintf(h->addresses, sizeof(h->addresses), "%s", s);
+	}
 	if ((v = qplab__sc_get(ctx, o, path, "env", json_type_object, false))) {
 		qplab__sc_join(sub, sizeof(sub), path, "env");
 		parse_env(ctx, v, sub, h);

@@ -11,7 +11,7 @@ static const struct {
 	const char *word;
 	const char *keys[4];
 } kinds[QPLAB_STEP_KIND_COUNT] = {
-	[QPLAB_STEP_CONNECT] = {"connect", {"from", "to", "to_address"}},
+	[QPLAB_STEP_CONNECT] = {"connect", {"from", "to", "to_address", "to_device"}},
 	[QPLAB_STEP_CONNECT_BOTH] = {"connect_both", {"hosts", "rounds", "barrier_ms"}},
 	[QPLAB_STEP_DISCONNECT] = {"disconnect", {"from", "to"}},
 	[QPLAB_STEP_LINK_DOWN] = {"link_down", {"host"}},
@@ -136,18 +136,28 @@ static void parse_connect_both(struct sc_ctx *ctx, json_object *o, const char *p
 			       struct qplab_step *st)
 {
 	json_object *hosts = qplab__sc_get(ctx, o, path, "hosts", json_type_array, true);
+	size_t n = hosts ? json_object_array_length(hosts) : 0;
 	long v;
 
 	st->rounds = 1;
 	st->barrier_ms = 200;
-	if (hosts && json_object_array_length(hosts) != 2) {
-		qplab__sc_err(ctx, st->line, "connect_both names exactly two hosts");
+	if (hosts && (n < 2 || n > QPLAB_MAX_HOSTS)) {
+		qplab__sc_err(ctx, st->line, "connect_both names 2 to %d hosts", QPLAB_MAX_HOSTS);
 	} else if (hosts) {
-		for (int i = 0; i < 2; i++)
-			st->hosts[i] = qplab__sc_host(ctx, st->line,
-						      json_object_get_string(json_object_array_get_idx(hosts, i)));
-		if (st->hosts[0] >= 0 && st->hosts[0] == st->hosts[1])
-			qplab__sc_err(ctx, st->line, "connect_both joins two different hosts");
+		for (size_t i = 0; i < n; i++) {
+			json_object *h = json_object_array_get_idx(hosts, i);
+
+			st->hosts[i] = json_object_is_type(h, json_type_string)
+					       ? qplab__sc_host(ctx, st->line, json_object_get_string(h))
+					       : -1;
+			if (!json_object_is_type(h, json_type_string))
+				qplab__sc_err(ctx, st->line, "connect_both: a host is named by a string");
+			for (size_t k = 0; k < i; k++)
+				if (st->hosts[i] >= 0 && st->hosts[i] == st->hosts[k])
+					qplab__sc_err(ctx, st->line, "connect_both names host \"%s\" twice",
+						      json_object_get_string(h));
+		}
+		st->nhosts = n;
 	}
 	if (qplab__sc_int(ctx, o, path, "rounds", 1, 10000, &v))
 		st->rounds = (int)v;
@@ -164,6 +174,8 @@ static void parse_connect(struct sc_ctx *ctx, json_object *o, const char *path,
 	if (qplab__sc_str(ctx, o, path, "to_address", false, &addr)) {
 		if (json_object_object_get_ex(o, "to", NULL))
 			qplab__sc_err(ctx, st->line, "connect takes \"to\" or \"to_address\", not both");
+		if (json_object_object_get_ex(o, "to_device", NULL))
+			qplab__sc_err(ctx, st->line, "to_device goes with \"to\", not \"to_address\"");
 		if (strcmp(addr, "unowned") && strcmp(addr, "unroutable") && strcmp(addr, "closed_port"))
 			qplab__sc_err(ctx, st->line, "to_address is \"unowned\", \"unroutable\" or \"closed_port\"");
 		else
@@ -173,6 +185,14 @@ static void parse_connect(struct sc_ctx *ctx, json_object *o, const char *path,
 	st->to = host_key(ctx, o, path, "to");
 	if (st->from >= 0 && st->from == st->to)
 		qplab__sc_err(ctx, st->line, "a host does not connect to itself");
+	if (qplab__sc_str(ctx, o, path, "to_device", false, &addr)) {
+		if (!*addr || strlen(addr) >= sizeof(st->to_device) ||
+		    strspn(addr, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+			    strlen(addr))
+			qplab__sc_err(ctx, st->line, "to_device is a device name: 1-63 of a-z, A-Z, 0-9, _ . -");
+		else
+			snprintf(st->to_device, sizeof(st->to_device), "%s", addr);
+	}
 }
 
 /* The keys some kinds add: netem, mtu, down_ms, until. */
@@ -251,7 +271,9 @@ static void parse_step(struct sc_ctx *ctx, json_object *o, const char *path, str
 	long v;
 
 	st->line = qplab__sc_line(ctx, path);
-	st->host = st->from = st->to = st->peer = st->hosts[0] = st->hosts[1] = -1;
+	st->host = st->from = st->to = st->peer = -1;
+	for (int i = 0; i < QPLAB_MAX_HOSTS; i++)
+		st->hosts[i] = -1;
 	st->deadline_ms = st->mtu = -1;
 	st->bytes = 4096;
 	qplab__sc_assert_init(&st->until);

@@ -33,6 +33,9 @@ struct qphs_rdma {
 	struct qphs_context *ctx[QPHS__MAX_CTX];
 	int nctx;
 	char errstr[QPHS__TEXT_LEN];
+	/* The passive side's last rejection (reply_msg sent), under lock. */
+	uint64_t n_rejections;
+	char last_rejection[QPHS__TEXT_LEN];
 	/* Worker pool: passive setups and metadata requests. */
 	pthread_mutex_t qlock;
 	pthread_cond_t qcond;

@@ -64,6 +64,7 @@ static const struct {
 } step_ok[] = {
 	{"{ \"do\": \"connect\", \"from\": \"a\", \"to\": \"c\", \"deadline_ms\": 9000 },", QPLAB_STEP_CONNECT},
 	{"{ \"do\": \"connect\", \"from\": \"a\", \"to_address\": \"unroutable\" },", QPLAB_STEP_CONNECT},
+	{"{ \"do\": \"connect\", \"from\": \"a\", \"to\": \"b\", \"to_device\": \"mlx5_9\" },", QPLAB_STEP_CONNECT},
 	{"{ \"do\": \"connect_both\", \"hosts\": [\"a\", \"b\"], \"rounds\": 50, \"barrier_ms\": 100 },", QPLAB_STEP_CONNECT_BOTH},
 	{"{ \"do\": \"disconnect\", \"from\": \"a\", \"to\": \"b\" },", QPLAB_STEP_DISCONNECT},
 	{"{ \"do\": \"link_down\", \"host\": \"b\" },", QPLAB_STEP_LINK_DOWN},
@@ -112,8 +113,27 @@ START_TEST(scenario_step_fields_land_in_the_plan)
 	ck_assert_int_eq(plan->steps[0].frame_len, 3);
 	ck_assert_int_eq(plan->steps[0].frame[1], 0x0b);
 	ck_assert_int_eq(plan->steps[1].hosts[0], 1);
+	ck_assert_int_eq(plan->steps[1].hosts[1], 2);
+	ck_assert_uint_eq(plan->steps[1].nhosts, 2);
 	ck_assert_int_eq(plan->steps[1].rounds, 50);
 	ck_assert_int_eq(plan->steps[1].barrier_ms, 200);
+	qplab_plan_free(plan);
+}
+END_TEST
+
+/* connect_both takes a ring of three (or more) hosts, in the order given. */
+START_TEST(scenario_connect_both_takes_three_hosts)
+{
+	struct qplab_plan *plan;
+	int rc = parse(fill("", "{ \"do\": \"connect_both\", \"hosts\": [\"c\", \"a\", \"b\"] },", ""), &plan,
+		       NULL);
+
+	ck_assert_int_eq(rc, 0);
+	ck_assert_uint_eq(plan->steps[0].nhosts, 3);
+	ck_assert_int_eq(plan->steps[0].hosts[0], 2);
+	ck_assert_int_eq(plan->steps[0].hosts[1], 0);
+	ck_assert_int_eq(plan->steps[0].hosts[2], 1);
+	ck_assert_int_eq(plan->steps[0].rounds, 1);
 	qplab_plan_free(plan);
 }
 END_TEST
@@ -191,6 +211,8 @@ static const struct {
 	{NULL, "{ \"do\": \"raw_frame\", \"to\": \"a\", \"hex\": \"00\", \"kind\": \"truncate\" },", NULL, "@S@", "exactly one"},
 	{NULL, "{ \"do\": \"raw_frame\", \"from\": \"b\", \"to\": \"a\", \"kind\": \"truncate\" },", NULL, "@S@", "only with kind \"stale_ack\""},
 	{NULL, "{ \"do\": \"raw_frame\", \"to\": \"a\", \"kind\": \"stale_ack\" },", NULL, "@S@", "missing required key \"from\""},
+	{NULL, "{ \"do\": \"connect\", \"from\": \"a\", \"to\": \"b\", \"to_device\": \"rxe 1\" },", NULL, "@S@", "to_device is a device name"},
+	{NULL, "{ \"do\": \"connect\", \"from\": \"a\", \"to_address\": \"unowned\", \"to_device\": \"rxe1\" },", NULL, "@S@", "goes with \"to\""},
 	{NULL, "{ \"do\": \"raw_frame\", \"from\": \"a\", \"to\": \"a\", \"kind\": \"stale_ack\" },", NULL, "@S@", "another host"},
 	{NULL, "{ \"do\": \"wait\", \"host\": \"a\", \"until\": { \"endpoint\": \"none\" } },", NULL, "@S@", "deadline_ms"},
 	{NULL, "{ \"do\": \"snapshot\", \"name\": \"x\" }, { \"do\": \"snapshot\", \"name\": \"x\" },", NULL, "@S@", "used twice"},
@@ -213,6 +235,9 @@ static const struct {
 	{NULL, "{ \"do\": \"link_up\", \"host\": 'a' },", NULL, "@S@", "syntax error"},
 	{NULL, "{ \"do\": \"set_mtu\", \"host\": \"a\", \"mtu\": NaN },", NULL, "@S@", "not a JSON value"},
 	{NULL, "{ \"do\": \"link_up\", \"host\": \"a\", },", NULL, "@S@", "syntax error"},
+	{NULL, "{ \"do\": \"connect_both\", \"hosts\": [\"a\"] },", NULL, "@S@", "2 to 8 hosts"},
+	{NULL, "{ \"do\": \"connect_both\", \"hosts\": [\"a\", \"b\", \"a\"] },", NULL, "@S@", "names host \"a\" twice"},
+	{NULL, "{ \"do\": \"connect_both\", \"hosts\": [\"a\", 2] },", NULL, "@S@", "named by a string"},
 };
 
 START_TEST(scenario_rejects_with_file_and_line)
@@ -470,6 +495,7 @@ Suite *suite_scenario(void)
 
 	tcase_add_loop_test(tc, scenario_parses_every_step_kind, 0, sizeof(step_ok) / sizeof(step_ok[0]));
 	tcase_add_test(tc, scenario_step_fields_land_in_the_plan);
+	tcase_add_test(tc, scenario_connect_both_takes_three_hosts);
 	tcase_add_loop_test(tc, scenario_parses_every_expectation_kind, 0,
 			    sizeof(expect_ok) / sizeof(expect_ok[0]));
 	tc = unit_tcase(s, "rejects", 10);

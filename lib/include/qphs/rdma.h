@@ -74,6 +74,13 @@ QPHS_EXPORT int qphs_rdma_attach(struct qphs_rdma *r, struct qphs_daemon *d);
 /* Last error text of r (borrowed; valid until the next call on r). */
 QPHS_EXPORT const char *qphs_rdma_errstr(const struct qphs_rdma *r);
 
+/* The passive side's last rejection (added): the reply_msg of the last
+ * Connection request r's handlers refused — QP count, nic path, GID,
+ * device, a failed setup, a stale ready-ACK — copied into buf (caller's,
+ * len bytes; "" when none).  Returns how many there were.  Any thread;
+ * r may be NULL (returns 0). */
+QPHS_EXPORT uint64_t qphs_rdma_last_rejection(struct qphs_rdma *r, char *buf, size_t len);
+
 /* Lab hooks: make this context lie on the wire, for failure scenarios.
  * Zero / NULL fields are off. */
 struct qphs_rdma_hooks {
