@@ -119,66 +119,99 @@ static void probe_qps(const char *dev, const char *addr)
 	host_down(&h);
 }
 
-static double ph_rpc[SETUP_REPEAT + 1], ph_setup[SETUP_REPEAT + 1], ph_ack[SETUP_REPEAT + 1],
-	ph_passive[SETUP_REPEAT + 1];
-static int ph_n = -1; /* < 0: not recording */
+/* Where one connection's time went (the endpoints' phase fields). */
+enum {
+	PH_CREATE, PH_RPC_CONNECT, PH_RPC, PH_ACTIVE_TR, PH_ACK_CONNECT, PH_ACK,
+	PH_P_QUEUE, PH_P_CREATE, PH_P_TR, PH_COUNT
+};
+static const char *const ph_name[PH_COUNT] = {
+	"active_qp_create", "request_tcp_connect", "request_rtt", "active_transitions",
+	"ack_tcp_connect", "ack_rtt", "passive_worker_wait", "passive_qp_create",
+	"passive_transitions",
+};
 
-static void record_phases(struct qphs_endpoint *ea, struct qphs_endpoint *eb)
+struct phases {
+	double sum[PH_COUNT];
+	int n;
+};
+
+static void phases_add(struct phases *ph, struct qphs_endpoint *ea, struct qphs_endpoint *eb)
 {
-	struct qphs_endpoint_info ia, ib;
+	const double v[PH_COUNT] = {ea->create_ms, ea->tcp_ms, ea->rpc_ms, ea->setup_ms,
+				    ea->ack_connect_ms, ea->ack_ms, eb->queue_ms, eb->create_ms,
+				    eb->passive_setup_ms};
 
-	if (ph_n < 0 || ph_n > SETUP_REPEAT)
+	if (!ph)
 		return;
-	qphs_endpoint_info(ea, &ia);
-	qphs_endpoint_info(eb, &ib);
-	ph_rpc[ph_n] = ia.rpc_ms;
-	ph_setup[ph_n] = ia.setup_ms;
-	ph_ack[ph_n] = ia.ack_ms;
-	ph_passive[ph_n] = ib.passive_setup_ms;
-	ph_n++;
+	for (int i = 0; i < PH_COUNT; i++)
+		ph->sum[i] += v[i];
+	ph->n++;
 }
 
-/* Connects a -> b and waits for b's side; returns ms or dies. */
-static double connect_ready(struct qphs_context *a, struct qphs_context *b)
+static void phases_print(const char *tag, const struct phases *ph)
 {
-	struct qphs_endpoint *ea = NULL, *eb;
-	double t0 = now_ms(), t;
-	int rc = qphs_connect(a, qphs_context_nic_path(b), &ea);
+	for (int i = 0; i < PH_COUNT && ph->n; i++)
+		printf("%sphase_%s_mean %.3f ms\n", tag, ph_name[i], ph->sum[i] / ph->n);
+}
+
+/* Warm runs, untimed: both pools full.  Each pool holds twice what the
+ * timed part takes and the filler refills below half, so no refill runs
+ * inside the timed part. */
+static void pools_ready(struct qphs_context *a, struct qphs_context *b)
+{
+	if (qphs__qp_pool_fill(a, 120000) || qphs__qp_pool_fill(b, 120000))
+		die("QP pool did not fill in 120 s", QPHS_ERR_BUSY, NULL);
+}
+
+/* Connects a -> b and waits for b's side; returns ms or dies.  The two
+ * endpoints stay open (*ea, *eb) until conn_close: closing is not setup. */
+static double connect_ready(struct qphs_context *a, struct qphs_context *b,
+			    struct qphs_endpoint **ea, struct qphs_endpoint **eb)
+{
+	double t0 = now_ms();
+	int rc = qphs_connect(a, qphs_context_nic_path(b), ea);
 
 	if (rc)
-		die("connect", rc, ea ? qphs_endpoint_errstr(ea) : NULL);
-	eb = qphs_context_endpoint(b, qphs_context_nic_path(a));
-	if (!eb || (rc = qphs_endpoint_wait_ready(eb, 10000)))
+		die("connect", rc, *ea ? qphs_endpoint_errstr(*ea) : NULL);
+	*eb = qphs_context_endpoint(b, qphs_context_nic_path(a));
+	if (!*eb || (rc = qphs_endpoint_wait_ready(*eb, 10000)))
 		die("passive ready", rc, NULL);
-	t = now_ms() - t0;
-	record_phases(ea, eb);
+	return now_ms() - t0;
+}
+
+static void conn_close(struct qphs_endpoint *ea, struct qphs_endpoint *eb)
+{
 	qphs_endpoint_close(ea);
 	qphs_endpoint_close(eb);
 	qphs_endpoint_put(ea);
 	qphs_endpoint_put(eb);
-	return t;
 }
 
-/* 2. connect() to both sides ready, 1 endpoint x 2 QPs. */
-static void setup_latency(struct host *a, struct host *b)
+/* 2. connect() to both sides ready, 1 endpoint x 2 QPs, one at a time. */
+static void setup_latency(struct host *a, struct host *b, const char *tag)
 {
+	struct qphs_endpoint *ea, *eb;
+	struct phases ph = {0};
 	double v[SETUP_REPEAT];
+	char name[96];
 
-	connect_ready(a->ctx, b->ctx); /* warm: ARP, first RTR */
-	ph_n = 0;
-	for (int i = 0; i < SETUP_REPEAT; i++)
-		v[i] = connect_ready(a->ctx, b->ctx);
-	stats("connect_ready_1ep_2qp", v, SETUP_REPEAT, "ms");
-	stats("phase_connection_rtt", ph_rpc, ph_n, "ms");
-	stats("phase_passive_transitions", ph_passive, ph_n, "ms");
-	stats("phase_active_transitions", ph_setup, ph_n, "ms");
-	stats("phase_ready_ack_rtt", ph_ack, ph_n, "ms");
-	ph_n = -1;
+	connect_ready(a->ctx, b->ctx, &ea, &eb); /* the first: ARP, first RTR */
+	conn_close(ea, eb);
+	for (int i = 0; i < SETUP_REPEAT; i++) {
+		pools_ready(a->ctx, b->ctx);
+		v[i] = connect_ready(a->ctx, b->ctx, &ea, &eb);
+		phases_add(&ph, ea, eb);
+		conn_close(ea, eb);
+	}
+	snprintf(name, sizeof(name), "%sconnect_ready_1ep_2qp", tag);
+	stats(name, v, SETUP_REPEAT, "ms");
+	phases_print(tag, &ph);
 }
 
 struct conn_job {
 	struct qphs_context *a, *b;
 	pthread_barrier_t *bar;
+	struct qphs_endpoint *ea, *eb;
 	double ms;
 };
 
@@ -187,7 +220,7 @@ static void *conn_thread(void *arg)
 	struct conn_job *j = arg;
 
 	pthread_barrier_wait(j->bar);
-	j->ms = connect_ready(j->a, j->b);
+	j->ms = connect_ready(j->a, j->b, &j->ea, &j->eb);
 	return NULL;
 }
 
@@ -201,49 +234,91 @@ static void cmtime_shape(struct qphs_config *cfg)
 	cfg->max_inline = 0;
 }
 
-/* 3. n endpoints: n clients (one context each, distinct nic paths) to b. */
-static void many(const char *dev, const char *addr, struct host *b, int n, int shape,
-		 const char *tag)
+/* n connections to b, all started together; returns the wall time. */
+static double burst(struct host *cl, struct host *b, int n, struct phases *ph)
 {
-	struct host *cl = calloc((size_t)n, sizeof(*cl));
 	struct conn_job *jobs = calloc((size_t)n, sizeof(*jobs));
 	pthread_t *th = calloc((size_t)n, sizeof(*th));
 	pthread_barrier_t bar;
-	struct qphs_config cfg;
-	char name[64];
-	double t0, seq, conc;
+	double t0, t;
 
-	cfg_bench(&cfg);
-	cfg.worker_threads = 1;
-	if (shape)
-		cmtime_shape(&cfg);
-	for (int i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "%s:%d", addr, 20000 + i);
-		host_up(&cl[i], dev, addr, name, &cfg);
-	}
-	t0 = now_ms();
-	for (int i = 0; i < n; i++)
-		connect_ready(cl[i].ctx, b->ctx);
-	seq = now_ms() - t0;
-	pthread_barrier_init(&bar, NULL, (unsigned)n);
-	t0 = now_ms();
+	pthread_barrier_init(&bar, NULL, (unsigned)n + 1);
 	for (int i = 0; i < n; i++) {
 		jobs[i] = (struct conn_job){.a = cl[i].ctx, .b = b->ctx, .bar = &bar};
 		pthread_create(&th[i], NULL, conn_thread, &jobs[i]);
 	}
+	t0 = now_ms();
+	pthread_barrier_wait(&bar);
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
-	conc = now_ms() - t0;
+	t = now_ms() - t0;
 	pthread_barrier_destroy(&bar);
-	printf("%sendpoints_%d_back_to_back_total %.1f ms\n%sendpoints_%d_back_to_back_per_conn "
-	       "%.3f ms\n", tag, n, seq, tag, n, seq / n);
-	printf("%sendpoints_%d_concurrent_total %.1f ms\n%sendpoints_%d_concurrent_per_conn %.3f ms\n",
-	       tag, n, conc, tag, n, conc / n);
-	for (int i = n - 1; i >= 0; i--)
-		host_down(&cl[i]);
-	free(cl);
+	for (int i = 0; i < n; i++) {
+		phases_add(ph, jobs[i].ea, jobs[i].eb);
+		conn_close(jobs[i].ea, jobs[i].eb);
+	}
 	free(jobs);
 	free(th);
+	return t;
+}
+
+/* n connections to b, one after the other; returns the wall time. */
+static double one_by_one(struct host *cl, struct host *b, int n, struct phases *ph)
+{
+	struct qphs_endpoint **e = calloc(2 * (size_t)n, sizeof(*e));
+	double t = 0;
+
+	for (int i = 0; i < n; i++) {
+		t += connect_ready(cl[i].ctx, b->ctx, &e[2 * i], &e[2 * i + 1]);
+		phases_add(ph, e[2 * i], e[2 * i + 1]);
+	}
+	for (int i = 0; i < n; i++)
+		conn_close(e[2 * i], e[2 * i + 1]);
+	free(e);
+	return t;
+}
+
+static void print_many(const char *tag, int n, const char *mode, double total,
+		       const struct phases *ph)
+{
+	char ptag[96];
+
+	printf("%sendpoints_%d_%s_total %.1f ms\n%sendpoints_%d_%s_per_conn %.3f ms\n", tag, n,
+	       mode, total, tag, n, mode, total / n);
+	snprintf(ptag, sizeof(ptag), "%sendpoints_%d_%s_", tag, n, mode);
+	phases_print(ptag, ph);
+}
+
+/* One timed phase of n endpoints: b and n clients (one context each,
+ * distinct nic paths) brought up fresh, untimed, with pools (when on) of
+ * twice what the phase takes: the filler refills below half, so no refill
+ * runs inside the timed part. */
+static void phase(const char *const d[2], const char *const ad[2],
+		  const struct qphs_config *cfg, int n, int concurrent, const char *tag)
+{
+	struct host *cl = calloc((size_t)n, sizeof(*cl));
+	struct qphs_config ccfg = *cfg, bcfg = *cfg;
+	struct phases ph = {0};
+	struct host b;
+	char name[64];
+	double t;
+
+	ccfg.worker_threads = 1; /* clients run no daemon */
+	if (cfg->qp_pool_size)
+		bcfg.qp_pool_size = 2 * n * cfg->num_qp_per_ep;
+	host_up(&b, d[1], ad[1], NULL, &bcfg);
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s:%d", ad[0], 20000 + i);
+		host_up(&cl[i], d[0], ad[0], name, &ccfg);
+	}
+	for (int i = 0; i < n; i++)
+		pools_ready(cl[i].ctx, b.ctx);
+	t = concurrent ? burst(cl, &b, n, &ph) : one_by_one(cl, &b, n, &ph);
+	print_many(tag, n, concurrent ? "concurrent" : "back_to_back", t, &ph);
+	for (int i = n - 1; i >= 0; i--)
+		host_down(&cl[i]);
+	host_down(&b);
+	free(cl);
 }
 
 /* 4. modify_qp latency per transition, on m QP pairs. */
@@ -291,12 +366,32 @@ static void transitions(struct host *a, struct host *b, int m)
 		free(v[s]);
 }
 
+/* The connection figures for one configuration of both sides (the QP
+ * counts must match); tag prefixes every name. */
+static void figures(const char *const d[2], const char *const ad[2], struct qphs_config cfg,
+		    const char *tag, int latency, int *ns, int nn)
+{
+	if (latency) {
+		struct host a, b;
+
+		host_up(&b, d[1], ad[1], NULL, &cfg);
+		host_up(&a, d[0], ad[0], NULL, &cfg);
+		setup_latency(&a, &b, tag);
+		host_down(&a);
+		host_down(&b);
+	}
+	for (int i = 0; i < nn; i++) {
+		phase(d, ad, &cfg, ns[i], 0, tag);
+		phase(d, ad, &cfg, ns[i], 1, tag);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *devs = getenv("QPLAB_RDMA_DEVS"), *addrs = getenv("QPLAB_RDMA_ADDRS");
 	char da[32], db[32], aa[32], ab[32];
 	struct qphs_config cfg;
-	struct host a, b;
+	int quick = argc > 1 && !strcmp(argv[1], "--quick"), ns[8], nn = 0;
 
 	if (!devs || !addrs || sscanf(devs, "%31[^,],%31s", da, db) != 2 ||
 	    sscanf(addrs, "%31[^,],%31s", aa, ab) != 2) {
@@ -304,6 +399,8 @@ int main(int argc, char **argv)
 			"(bench/rdma.sh does)\n");
 		return 2;
 	}
+	for (int i = 1 + quick; i < argc && nn < 8; i++)
+		ns[nn++] = atoi(argv[i]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* Each client context holds 4 descriptors (uverbs, async, stop pipe):
 	 * 256 of them exceed the usual soft limit of 1024. */
@@ -312,21 +409,28 @@ int main(int argc, char **argv)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	probe_qps(da, aa);
+	const char *const d[2] = {da, db}, *const ad[2] = {aa, ab};
+
+	if (!quick) {
+		struct host a, b;
+
+		probe_qps(da, aa);
+		cfg_bench(&cfg);
+		host_up(&b, db, ab, NULL, &cfg);
+		host_up(&a, da, aa, NULL, &cfg);
+		transitions(&a, &b, 64);
+		host_down(&a);
+		host_down(&b);
+	}
+	/* Cold: the default, every QP created on the critical path. */
 	cfg_bench(&cfg);
-	host_up(&b, db, ab, NULL, &cfg);
-	host_up(&a, da, aa, NULL, &cfg);
-	setup_latency(&a, &b);
-	transitions(&a, &b, 64);
-	for (int i = 1; i < argc; i++)
-		many(da, aa, &b, atoi(argv[i]), 0, "");
-	host_down(&b);
-	/* The passive side must have the same shape: its QP count must match. */
+	figures(d, ad, cfg, "", 1, ns, nn);
+	/* Warm: a QP pool filled before the timed part (qp_pool_size). */
+	cfg.qp_pool_size = 2 * cfg.num_qp_per_ep;
+	figures(d, ad, cfg, "warm_", 1, ns, nn);
+	/* rdma-core cmtime's QP shape, no pool, like cmtime. */
+	cfg_bench(&cfg);
 	cmtime_shape(&cfg);
-	host_up(&b, db, ab, NULL, &cfg);
-	for (int i = 1; i < argc; i++)
-		many(da, aa, &b, atoi(argv[i]), 1, "cmshape_");
-	host_down(&a);
-	host_down(&b);
+	figures(d, ad, cfg, "cmshape_", 0, ns, nn);
 	return 0;
 }

@@ -92,6 +92,7 @@ void qphs_config_init(struct qphs_config *cfg)
 		.mtu_reread = true,
 		.connect_attempts = 5,
 		.worker_threads = 4,
+		.qp_pool_size = 0,
 	};
 }
 
@@ -250,6 +251,7 @@ static const struct api_row api_rows[] = {
 	{"qp_timeout", AFIELD(qp_timeout), 0, 31},
 	{"qp_retry_cnt", AFIELD(qp_retry_cnt), 0, 7},
 	{"qp_rnr_retry", AFIELD(qp_rnr_retry), 0, 7},
+	{"qp_pool_size", AFIELD(qp_pool_size), 0, 65535},
 };
 
 int qphs_config_validate(const struct qphs_config *cfg, char *err, size_t errlen)

@@ -68,7 +68,8 @@ static int send_ready_ack(struct qphs_endpoint *ep, const char *server,
 
 	local->has_ready_ack = true;
 	local->ready_ack = true;
-	rc = qphs__hs_send(ep->ctx, server, local, &reply, txt, sizeof(txt));
+	rc = qphs__hs_send_timed(ep->ctx, server, local, &reply, txt, sizeof(txt),
+				 &ep->ack_connect_ms);
 	if (rc == 0 || rc == QPHS_ERR_REJECT_HANDSHAKE)
 		qphs__hs_desc_clear(&reply);
 	pthread_mutex_lock(&ep->lock);

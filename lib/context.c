@@ -216,6 +216,11 @@ int qphs__context_open(struct qphs_rdma *r, const char *device, struct qphs_cont
 	}
 	if ((rc = check_port(ctx)) || (rc = choose_gid(ctx)) || (rc = open_resources(ctx)))
 		return rc;
+	if ((rc = qphs__qp_pool_start(ctx))) {
+		qphs__context_set_err(ctx, "%s: cannot start the QP pool of %d", device,
+				      r->cfg.qp_pool_size);
+		return rc;
+	}
 	if ((rc = qphs__events_start(ctx))) {
 		qphs__context_set_err(ctx, "%s: cannot start the async event thread", device);
 		return rc;
@@ -233,6 +238,7 @@ void qphs__context_close(struct qphs_context *ctx)
 		return;
 	qphs__events_stop(ctx);
 	qphs__ep_destroy_all(ctx);
+	qphs__qp_pool_stop(ctx);
 	if (ctx->region_mr && qphs__verbs_dereg_mr(ctx->region_mr))
 		QPHS_WARN("%s: ibv_dereg_mr failed", ctx->device);
 	free(ctx->region);

@@ -70,7 +70,7 @@ static int destroy_qps(struct qphs_endpoint *ep)
 static int create_qps(struct qphs_endpoint *ep)
 {
 	for (int i = 0; i < ep->nqp; i++) {
-		int rc = qphs__qp_create(ep->ctx, &ep->qp[i]);
+		int rc = qphs__qp_take(ep->ctx, &ep->qp[i]);
 
 		if (rc) {
 			destroy_qps(ep);
@@ -102,6 +102,16 @@ static void ep_free(struct qphs_endpoint *ep)
 	free(ep);
 }
 
+/* An endpoint that never went into the store (a racing creator won): its
+ * QP numbers were never sent, so they may go back to the pool. */
+static void ep_free_unused(struct qphs_endpoint *ep)
+{
+	for (int i = ep->nqp - 1; i >= 0; i--)
+		if (qphs__qp_give(ep->ctx, &ep->qp[i], 1))
+			QPHS_ERR("%s: ibv_destroy_qp of an unused QP failed", ep->ctx->device);
+	ep_free(ep);
+}
+
 static struct qphs_endpoint *ep_new(struct qphs_context *ctx, const char *peer, int *rc)
 {
 	struct qphs_endpoint *ep = calloc(1, sizeof(*ep));
@@ -117,12 +127,15 @@ static struct qphs_endpoint *ep_new(struct qphs_context *ctx, const char *peer, 
 	snprintf(ep->peer_path, sizeof(ep->peer_path), "%s", peer);
 	atomic_store(&ep->status, QPHS_EP_INITIALIZING);
 	qphs__ep_timings_clear(ep);
+	double t0 = qphs__mono_ms();
+
 	if (!ep->qp || !ep->peer_qpn || (*rc = create_qps(ep))) {
 		if (ep->qp && ep->peer_qpn)
 			snprintf(ctx->errstr, sizeof(ctx->errstr), "%s", ep->errstr);
 		ep_free(ep);
 		return NULL;
 	}
+	ep->create_ms = qphs__mono_ms() - t0;
 	atomic_store(&ep->status, QPHS_EP_UNCONNECTED);
 	*rc = 0;
 	return ep;
@@ -174,7 +187,7 @@ int qphs__ep_get(struct qphs_context *ctx, const char *peer, int create,
 	}
 	pthread_mutex_unlock(&ctx->ep_lock);
 	if (fresh)
-		ep_free(fresh);
+		ep_free_unused(fresh);
 	*out = ep;
 	return 0;
 }

@@ -94,9 +94,9 @@ int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
 				 ctx->cfg->old_protocol ? QPHS_HS_OLD_PROTOCOL : QPHS_HS_CONNECTION,
 				 json, len, &res);
 	free(json);
+	snprintf(errtxt, errlen, "%s", res.errstr);
 	if (connect_ms)
 		*connect_ms = res.connect_ms;
-	snprintf(errtxt, errlen, "%s", res.errstr);
 	if (rc && rc != QPHS_ERR_REJECT_HANDSHAKE) {
 		free(res.reply);
 		return rc;

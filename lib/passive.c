@@ -19,6 +19,7 @@
 
 struct passive {
 	struct qphs_rdma *r;
+	double queued_ms;
 	struct qphs_context *ctx;
 	struct qphs__hs_desc *peer;
 	struct qphs__hs_desc *out;
@@ -100,6 +101,7 @@ static int setup_locked(struct passive *p, struct qphs_endpoint *ep)
 				      (h->passive_rtr_delay_ms % 1000) * 1000000L};
 		nanosleep(&ts, NULL);
 	}
+	ep->queue_ms = p->queued_ms;
 	double t0 = qphs__mono_ms();
 	int rc = qphs__ep_setup_locked(ep, p->gid, p->lid, p->peer->qp_num, p->peer->path_mtu);
 
@@ -194,10 +196,10 @@ static void dispatch(struct passive *p)
 	free(dev);
 }
 
-void qphs__passive_connection(struct qphs_rdma *r, struct qphs_request *req)
+void qphs__passive_connection(struct qphs_rdma *r, struct qphs_request *req, double queued_ms)
 {
 	struct qphs__hs_desc peer, out;
-	struct passive p = {.r = r, .peer = &peer, .out = &out};
+	struct passive p = {.r = r, .peer = &peer, .out = &out, .queued_ms = queued_ms};
 	char err[QPHS__TEXT_LEN] = "out of memory";
 	size_t len = 0;
 	const struct qphs__hs_desc *parsed = qphs__request_desc(req);

@@ -24,7 +24,10 @@ int qphs__qp_create(struct qphs_context *ctx, struct qphs__qp *qp)
 		},
 	};
 
-	return ctx->verbs.ops->create_qp(&ctx->verbs, ctx->pd, &init, qp);
+	int rc = ctx->verbs.ops->create_qp(&ctx->verbs, ctx->pd, &init, qp);
+
+	qp->known_reset = !rc; /* a QP is created in RESET */
+	return rc;
 }
 
 int qphs__qp_destroy(struct qphs_context *ctx, struct qphs__qp *qp)
@@ -50,18 +53,31 @@ int qphs__qp_state(struct qphs_context *ctx, struct qphs__qp *qp)
 	return (int)a.qp_state;
 }
 
+/* One modify; whatever it was, the state is no longer known to be RESET
+ * unless it was a successful ->RESET. */
+static int modify(struct qphs_context *ctx, struct qphs__qp *qp, struct ibv_qp_attr *attr,
+		  int mask)
+{
+	int rc = ctx->verbs.ops->modify_qp(&ctx->verbs, qp, attr, mask);
+
+	qp->known_reset = !rc && attr->qp_state == IBV_QPS_RESET;
+	return rc;
+}
+
 /* -> RESET.  Skipped when the QP is already in RESET unless strict: some
- * drivers (E810) break on RESET -> RESET. */
+ * drivers (E810) break on RESET -> RESET.  A QP we created and never
+ * modified is known to be in RESET: no ibv_query_qp for it (one system
+ * call per QP less on the critical path). */
 int qphs__qp_to_reset(struct qphs_context *ctx, struct qphs__qp *qp, int strict, int *skipped)
 {
 	struct ibv_qp_attr attr = {.qp_state = IBV_QPS_RESET};
 
 	*skipped = 0;
-	if (!strict && qphs__qp_state(ctx, qp) == IBV_QPS_RESET) {
+	if (!strict && (qp->known_reset || qphs__qp_state(ctx, qp) == IBV_QPS_RESET)) {
 		*skipped = 1;
 		return 0;
 	}
-	return ctx->verbs.ops->modify_qp(&ctx->verbs, qp, &attr, IBV_QP_STATE);
+	return modify(ctx, qp, &attr, IBV_QP_STATE);
 }
 
 int qphs__qp_to_init(struct qphs_context *ctx, struct qphs__qp *qp)
@@ -74,9 +90,8 @@ int qphs__qp_to_init(struct qphs_context *ctx, struct qphs__qp *qp)
 				   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC,
 	};
 
-	return ctx->verbs.ops->modify_qp(&ctx->verbs, qp, &attr,
-					 IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-						 IBV_QP_ACCESS_FLAGS);
+	return modify(ctx, qp, &attr,
+		      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 }
 
 int qphs__qp_to_rtr(struct qphs_context *ctx, struct qphs__qp *qp,
@@ -106,10 +121,9 @@ int qphs__qp_to_rtr(struct qphs_context *ctx, struct qphs__qp *qp,
 		.min_rnr_timer = 12,
 	};
 
-	return ctx->verbs.ops->modify_qp(&ctx->verbs, qp, &attr,
-					 IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER |
-						 IBV_QP_AV | IBV_QP_MAX_DEST_RD_ATOMIC |
-						 IBV_QP_DEST_QPN | IBV_QP_RQ_PSN);
+	return modify(ctx, qp, &attr,
+		      IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER | IBV_QP_AV |
+			      IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN);
 }
 
 /* Nothing goes on the wire between RTR and RTS: a local change. */
@@ -124,10 +138,9 @@ int qphs__qp_to_rts(struct qphs_context *ctx, struct qphs__qp *qp, int rd_atomic
 		.max_rd_atomic = (uint8_t)rd_atomic,
 	};
 
-	int rc = ctx->verbs.ops->modify_qp(&ctx->verbs, qp, &attr,
-					   IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-						   IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-						   IBV_QP_MAX_QP_RD_ATOMIC);
+	int rc = modify(ctx, qp, &attr,
+			IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 
 	if (!rc)
 		qp->reached_rts = 1;
@@ -141,5 +154,5 @@ int qphs__qp_to_err(struct qphs_context *ctx, struct qphs__qp *qp)
 
 	if (!qp->qp)
 		return 0;
-	return ctx->verbs.ops->modify_qp(&ctx->verbs, qp, &attr, IBV_QP_STATE);
+	return modify(ctx, qp, &attr, IBV_QP_STATE);
 }

@@ -43,6 +43,12 @@ struct qphs_rdma {
 	int stopping;
 	pthread_t workers[QPHS__MAX_WORKERS];
 	int nworkers;
+	/* The ready-ACK lane (under qlock): an ACK only flips a state, so it
+	 * must not wait behind setups that create and transition QPs. */
+	pthread_cond_t ack_cond;
+	struct qphs__job *ack_head, *ack_tail;
+	pthread_t ack_thread;
+	int ack_started;
 };
 
 struct qphs_context {
@@ -84,6 +90,14 @@ struct qphs_context {
 	char last_event[64];
 	uint32_t event_count[QPHS_EVENT_TYPES];
 	char errstr[QPHS__TEXT_LEN];
+	/* QP pool (qppool.c): RESET QPs created ahead of need. */
+	pthread_mutex_t pool_lock;
+	pthread_cond_t pool_cond;          /* filler: below size or stopping */
+	struct qphs__qp *pool;             /* cfg->qp_pool_size slots */
+	int pool_n, pool_stop, pool_inited, pool_started;
+	int pool_filling;                  /* the filler is refilling */
+	pthread_t pool_thread;
+	uint64_t pool_hits, pool_misses;   /* under pool_lock */
 };
 
 struct qphs_endpoint {
@@ -110,6 +124,10 @@ struct qphs_endpoint {
 	 * transition summed over the QPs (failed call included); < 0 = did not
 	 * happen.  Reset together by qphs__ep_timings_clear. */
 	double tcp_ms, tr_ms[QPHS_TR_COUNT];
+	/* More phases of the last setup (the benchmark reads them): QPs taken
+	 * or created, the ready ACK's TCP connect, and on the passive side the
+	 * wait for a worker. */
+	double create_ms, ack_connect_ms, queue_ms;
 	int last_error;
 	char errstr[QPHS__TEXT_LEN];
 	char reply_sent[512];
@@ -152,6 +170,15 @@ int qphs__qp_to_rtr(struct qphs_context *ctx, struct qphs__qp *qp,
 int qphs__qp_to_rts(struct qphs_context *ctx, struct qphs__qp *qp, int rd_atomic);
 int qphs__qp_to_err(struct qphs_context *ctx, struct qphs__qp *qp);
 
+/* qppool.c: see there.  take: a pooled QP, or one created now; give: back
+ * to the pool when fresh (its number never went on the wire), else
+ * destroyed.  pool_fill: refill now and wait until full (before a burst). */
+int qphs__qp_pool_start(struct qphs_context *ctx);
+void qphs__qp_pool_stop(struct qphs_context *ctx);
+int qphs__qp_take(struct qphs_context *ctx, struct qphs__qp *qp);
+int qphs__qp_give(struct qphs_context *ctx, struct qphs__qp *qp, int fresh);
+int qphs__qp_pool_fill(struct qphs_context *ctx, int timeout_ms);
+
 /* diag.c: appends " [finding]" to text for a failed step (QPHS_TR_*). */
 void qphs__diag(struct qphs_context *ctx, int step, const struct qphs__qp *qp,
 		const struct qphs__rtr_params *p, int init_rd_atomic, char *text, size_t len);
@@ -179,7 +206,8 @@ int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs__hs_desc *d);
 
 /* passive.c, run on workers. */
 struct qphs_request;
-void qphs__passive_connection(struct qphs_rdma *r, struct qphs_request *req);
+void qphs__passive_connection(struct qphs_rdma *r, struct qphs_request *req,
+			      double queued_ms);
 void qphs__passive_metadata(struct qphs_rdma *r, struct qphs_request *req);
 struct qphs_context *qphs__rdma_find_ctx(struct qphs_rdma *r, const char *device);
 struct qphs_context *qphs__rdma_find_ctx_locked(struct qphs_rdma *r, const char *device);

@@ -20,6 +20,8 @@ struct qphs__qp {
 	unsigned flags;           /* QPHS__QPF_* (quirk bookkeeping) */
 	int rd_atom_held;         /* responder resources taken (ionic budget) */
 	int reached_rts;          /* reached RTS since created (diag) */
+	int known_reset;          /* in RESET for sure: just created, or our
+				   * last modify was a successful ->RESET */
 };
 
 #define QPHS__QPF_RESET_RESET 0x1u /* saw RESET->RESET (e810) */

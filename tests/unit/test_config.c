@@ -222,6 +222,24 @@ START_TEST(config_validate_names_the_field)
 	qphs_config_init(&c);
 	c.reset_policy = (enum qphs_reset_policy)7;
 	ck_assert_int_eq(qphs_config_validate(&c, err, sizeof(err)), QPHS_ERR_CONFIG_RANGE);
+	unit_hit(QPHS_ERR_CONFIG_RANGE);
+}
+END_TEST
+
+/* The QP pool is off unless asked for; a negative size is refused. */
+START_TEST(config_qp_pool_off_by_default_and_checked)
+{
+	struct qphs_config c;
+	char err[256] = "";
+
+	qphs_config_init(&c);
+	ck_assert_int_eq(c.qp_pool_size, 0);
+	c.qp_pool_size = 512;
+	ck_assert_int_eq(qphs_config_validate(&c, err, sizeof(err)), 0);
+	c.qp_pool_size = -1;
+	ck_assert_int_eq(qphs_config_validate(&c, err, sizeof(err)), QPHS_ERR_CONFIG_RANGE);
+	ck_assert_ptr_nonnull(strstr(err, "qp_pool_size = -1"));
+	unit_hit(QPHS_ERR_CONFIG_RANGE);
 }
 END_TEST
 
@@ -239,5 +257,6 @@ Suite *suite_config(void)
 	tcase_add_test(tc, config_rejects_min_port_above_max);
 	tcase_add_test(tc, config_ignores_other_variables);
 	tcase_add_test(tc, config_validate_names_the_field);
+	tcase_add_test(tc, config_qp_pool_off_by_default_and_checked);
 	return s;
 }

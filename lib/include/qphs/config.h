@@ -66,6 +66,9 @@ struct qphs_config {
 				     * ACK) as old-protocol, untyped frames, as
 				     * Mooncake's client did before the type
 				     * byte; expects untyped replies.  false */
+	int qp_pool_size;           /* RESET QPs each context creates ahead of
+				     * need, off the critical path, 0 (off),
+				     * 0..65535 (lib/qppool.c) */
 };
 
 /* Fills cfg with the defaults above.  cfg: caller-owned, not NULL. */
