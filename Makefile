@@ -62,7 +62,7 @@ SHARED_LIB := $(BUILD)/libqphs.so
 QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
-.PHONY: all unit compat vmtest check sanitize valgrind fuzz bench lab install uninstall clean deps-check help
+.PHONY: all unit compat vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -77,6 +77,7 @@ help:
 	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
 	@echo "make valgrind   unit tests under valgrind"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS=$(FUZZ_SECONDS) each"
+	@echo "make quirks     docs/quirks.md: qplab quirks in the lab VM, per kernel and per quirk profile"
 	@echo "make bench      benchmarks (prints figures)"
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
 
@@ -151,14 +152,25 @@ valgrind: deps-check
 	CK_FORK=no QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-20} $(MAKE) unit \
 	  TEST_PREFIX="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect"
 
-# libFuzzer targets: fuzz/NAME.c each becomes build/fuzz/NAME.
+# make quirks: the driver quirk matrices of docs/quirks.md, from `qplab quirks`
+# in the lab VM: one boot per kernel of QUIRKS_KERNELS, one more for the quirk
+# profiles on QUIRKS_PROFILE_KERNEL (scripts/quirks-doc.sh); JSON in $(BUILD)/quirks/.
+QUIRKS_KERNELS ?= 6.1 6.12 7
+QUIRKS_PROFILE_KERNEL ?= 7
+quirks: deps-check all
+	QPLAB_BUILD=$(BUILD) QUIRKS_KERNELS="$(QUIRKS_KERNELS)" \
+	  QUIRKS_PROFILE_KERNEL=$(QUIRKS_PROFILE_KERNEL) scripts/quirks-doc.sh $(QPLAB)
+
+# libFuzzer targets: fuzz/NAME.c each becomes build/fuzz/NAME, linked with
+# the library and the harness's scenario parser (pure code, no main).
 FUZZ_CC := clang
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-               -Ilib/include -Ilib $(PKG_CFLAGS)
+               -Ilib/include -Ilib -Iharness $(PKG_CFLAGS)
 FUZZ_BINS := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
-$(BUILD)/fuzz/%: fuzz/%.c $(LIB_SRC) $(wildcard lib/*.h lib/include/*.h lib/include/qphs/*.h)
+FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario*.c))
+$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_LINK) $(wildcard lib/*.h lib/include/*.h lib/include/qphs/*.h harness/scenario*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRC) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LINK) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 fuzz: deps-check $(FUZZ_BINS)
 	@set -e; for f in $(FUZZ_BINS); do \
 	  n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \

@@ -3,21 +3,12 @@
  * line pre-scan, every section).  A scenario file is input from outside:
  * whatever the bytes, the parser returns a plan or errors, never crashes,
  * never leaks, and every error message carries the file name.
- *
- * The Makefile builds fuzz targets from lib/ sources only, so the parser's
- * files are included here (their static names do not collide).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/scenario.c"
-#include "../harness/scenario_assert.c"
-#include "../harness/scenario_expect.c"
-#include "../harness/scenario_hosts.c"
-#include "../harness/scenario_scan.c"
-#include "../harness/scenario_steps.c"
-#include "../harness/scenario_util.c"
+#include "scenario.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -48,8 +48,10 @@ static void usage(FILE *out)
 		     "One lab host: opens DEV with libqphs, runs the handshake daemon on\n"
 		     "ADDR:PORT, prints a `ready` JSON line, then answers JSON-line requests\n"
 		     "on stdin (docs/agent-protocol.md).  MC_* variables apply as for any\n"
-		     "Mooncake process.  Exit: 0 after `exit` or EOF, 1 when startup failed\n"
-		     "(a `fatal` line says why), 2 usage error.\n");
+		     "Mooncake process; when they, or opening DEV, fail, the agent still\n"
+		     "starts and `ready` carries context_error.  Exit: 0 after `exit` or EOF,\n"
+		     "1 when the daemon could not start (a `fatal` line says why), 2 usage\n"
+		     "error.\n");
 }
 
 static int parse_args(int argc, char **argv, struct agent *a, const char **config, int *verbose)
@@ -83,6 +85,31 @@ static int parse_args(int argc, char **argv, struct agent *a, const char **confi
 	return 0;
 }
 
+/* The device side: a failure here is the host's context error, not the
+ * agent's (the daemon keeps running, as a Mooncake process whose device was
+ * disabled keeps serving).  Returns 0 or the code, text in err. */
+static int open_context(struct agent *a, char *err, size_t errlen)
+{
+	int rc = qphs_rdma_new(&a->cfg, qphs_daemon_address(a->d), &a->r, err, errlen);
+
+	if (!rc && (rc = qphs_rdma_open_device(a->r, a->device, &a->ctx)) != 0)
+		snprintf(err, errlen, "%s", qphs_rdma_errstr(a->r));
+	if (!rc)
+		rc = qphs_context_set_hooks(a->ctx, &a->hooks);
+	/* Attached even without a context: a Connection request then gets the
+	 * library's "Local RDMA context not found for handshake NIC" reply. */
+	if (a->r && qphs_rdma_attach(a->r, a->d) != 0 && !rc)
+		rc = QPHS_ERR_CONTEXT;
+	if (rc) {
+		a->ctx = NULL;
+		if (!err[0])
+			snprintf(err, errlen, "%s", qphs_strerror(rc));
+	}
+	return rc;
+}
+
+/* Returns 0, or a code with err when the daemon could not start (fatal).
+ * A context error (a->ctx_code) is not fatal. */
 static int start(struct agent *a, char *err, size_t errlen)
 {
 	int rc = qphs_daemon_new(&a->cfg, &a->d);
@@ -91,32 +118,39 @@ static int start(struct agent *a, char *err, size_t errlen)
 		rc = qphs_daemon_set_fault(a->d, &a->fault);
 	if (!rc && (rc = qphs_daemon_listen(a->d, a->addr, a->port)) != 0)
 		snprintf(err, errlen, "listen on %s: %s", a->listen, qphs_daemon_errstr(a->d));
-	if (!rc)
-		rc = qphs_rdma_new(&a->cfg, qphs_daemon_address(a->d), &a->r, err, errlen);
-	if (!rc && (rc = qphs_rdma_open_device(a->r, a->device, &a->ctx)) != 0)
-		snprintf(err, errlen, "%s", qphs_rdma_errstr(a->r));
-	if (!rc)
-		rc = qphs_context_set_hooks(a->ctx, &a->hooks);
-	if (!rc)
-		rc = qphs_rdma_attach(a->r, a->d);
+	if (!rc && !a->ctx_code)
+		a->ctx_code = open_context(a, a->ctx_error, sizeof(a->ctx_error));
 	if (!rc && (rc = qphs_daemon_start(a->d)) != 0)
 		snprintf(err, errlen, "daemon: %s", qphs_daemon_errstr(a->d));
 	if (rc && !err[0])
 		snprintf(err, errlen, "%s", qphs_strerror(rc));
+	if (!rc && a->ctx_code) {
+		fprintf(stderr, "qplab agent %s: context error %s: %s\n", a->host,
+			qphs_errname(a->ctx_code), a->ctx_error);
+		snprintf(a->last_code, sizeof(a->last_code), "%s", qphs_errname(a->ctx_code));
+		snprintf(a->last_error, sizeof(a->last_error), "%s", a->ctx_error);
+	}
 	return rc;
 }
 
-static void ready(struct agent *a)
+static void add_context(struct agent *a, json_object *o)
 {
 	struct qphs_context_info ci;
-	json_object *o = json_object_new_object();
+	json_object *ce = NULL;
+	char path[600];
 
+	if (!a->ctx) {
+		/* The nic path it would have had, so peers can still aim at it. */
+		snprintf(path, sizeof(path), "%s@%s", qphs_daemon_address(a->d), a->device);
+		json_object_object_add(o, "nic_path", json_object_new_string(path));
+		json_object_object_add(o, "device", json_object_new_string(a->device));
+		ce = json_object_new_object();
+		json_object_object_add(ce, "code", json_object_new_string(qphs_errname(a->ctx_code)));
+		json_object_object_add(ce, "text", json_object_new_string(a->ctx_error));
+		json_object_object_add(o, "context_error", ce);
+		return;
+	}
 	qphs_context_info(a->ctx, &ci);
-	json_object_object_add(o, "v", json_object_new_int(AGENT_PROTO_VERSION));
-	json_object_object_add(o, "type", json_object_new_string("ready"));
-	json_object_object_add(o, "host", json_object_new_string(a->host));
-	json_object_object_add(o, "pid", json_object_new_int(getpid()));
-	json_object_object_add(o, "listen", json_object_new_string(qphs_daemon_address(a->d)));
 	json_object_object_add(o, "nic_path", json_object_new_string(ci.nic_path));
 	json_object_object_add(o, "device", json_object_new_string(ci.device));
 	json_object_object_add(o, "port", json_object_new_int(ci.port));
@@ -124,8 +158,21 @@ static void ready(struct agent *a)
 	json_object_object_add(o, "gid_index", json_object_new_int(ci.gid_index));
 	json_object_object_add(o, "gid", json_object_new_string(ci.gid));
 	json_object_object_add(o, "gid_reason", json_object_new_string(ci.gid_reason));
-	json_object_object_add(o, "qp_per_ep", json_object_new_int(a->cfg.num_qp_per_ep));
 	json_object_object_add(o, "quirk", ci.quirk_profile[0] ? json_object_new_string(ci.quirk_profile) : NULL);
+	json_object_object_add(o, "context_error", NULL);
+}
+
+static void ready(struct agent *a)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "v", json_object_new_int(AGENT_PROTO_VERSION));
+	json_object_object_add(o, "type", json_object_new_string("ready"));
+	json_object_object_add(o, "host", json_object_new_string(a->host));
+	json_object_object_add(o, "pid", json_object_new_int(getpid()));
+	json_object_object_add(o, "listen", json_object_new_string(qphs_daemon_address(a->d)));
+	add_context(a, o);
+	json_object_object_add(o, "qp_per_ep", json_object_new_int(a->cfg.num_qp_per_ep));
 	json_object_object_add(o, "fault", a->fault_name[0] ? json_object_new_string(a->fault_name) : NULL);
 	emit(o);
 }
@@ -203,10 +250,14 @@ int cmd_agent(int argc, char **argv)
 		return rc < 0 ? QPLAB_EXIT_OK : rc;
 	qplab_log_to_stderr(verbose);
 	snprintf(a.last_code, sizeof(a.last_code), "OK");
-	a.t_handshake = a.t_ready_ack = a.t_total = -1;
-	rc = qphs_config_from_env(&a.cfg, NULL, NULL, err, sizeof(err));
-	if (!rc && config)
-		rc = agent_apply_config(&a, config, err, sizeof(err));
+	a.t_handshake = a.t_ready_ack = a.t_total = a.t_tcp = -1;
+	for (int i = 0; i < QPHS_TR_COUNT; i++)
+		a.t_tr[i] = -1;
+	/* An invalid MC_* value is the host's context error (the library
+	 * refuses the configuration: no device is opened); cfg keeps the
+	 * defaults, with which the daemon still runs. */
+	a.ctx_code = qphs_config_from_env(&a.cfg, NULL, NULL, a.ctx_error, sizeof(a.ctx_error));
+	rc = config ? agent_apply_config(&a, config, err, sizeof(err)) : 0;
 	if (rc)
 		return fatal(rc, err);
 	/* No SA_RESTART: a signal ends the blocking read, and the loop exits. */

@@ -13,6 +13,16 @@
 #include "qphs.h"
 
 #define AGENT_PROTO_VERSION 1
+#define AGENT_MAX_PEERS 16
+#define AGENT_MAX_SET_QPS 64
+
+/* One peer's QP numbers: the set in use and the one before the last
+ * reconnect (for stale ready-ACKs, agent_stale.c). */
+struct agent_qpset {
+	char peer[300];
+	int n, nprev;
+	uint32_t cur[AGENT_MAX_SET_QPS], prev[AGENT_MAX_SET_QPS];
+};
 
 struct agent {
 	const char *host, *device, *listen;
@@ -25,13 +35,19 @@ struct agent {
 	char fault_name[32];           /* "" = none; for the ready line */
 	struct qphs_daemon *d;
 	struct qphs_rdma *r;
-	struct qphs_context *ctx;      /* borrowed from r */
+	struct qphs_context *ctx;      /* borrowed from r; NULL after a context error */
+	int ctx_code;                  /* 0, or why there is no context (config, device) */
+	char ctx_error[700];
 	/* The last connect/datapath/disconnect: what report's "last" says. */
 	char last_code[48];
 	char last_error[700];
 	char last_sent[512], last_recv[512];
-	long t_handshake, t_ready_ack, t_total; /* -1 = did not happen */
+	/* ms, -1 = did not happen: the Connection round trip, the ACK round
+	 * trip, the qphs_connect call, its TCP connect, each transition. */
+	long t_handshake, t_ready_ack, t_total, t_tcp, t_tr[QPHS_TR_COUNT];
 	unsigned long connects;
+	struct agent_qpset sets[AGENT_MAX_PEERS];
+	int nsets;
 };
 
 /* Applies the --config JSON ({"agent": {...}, "fault": {...}}) to a.
@@ -42,11 +58,27 @@ int agent_apply_config(struct agent *a, const char *json, char *err, size_t errl
  * *quit for `exit`. */
 json_object *agent_serve(struct agent *a, json_object *req, int *quit);
 
+/* Records a request's outcome as the host's `last` (code, error; reply_msg
+ * and timings from ep when given). */
+void agent_remember(struct agent *a, int rc, const char *text, struct qphs_endpoint *ep);
+
+/* `raw_frame` (agent_frame.c); kind "stale_ack" goes to agent_op_stale_ack
+ * (agent_stale.c). */
+json_object *agent_op_raw_frame(struct agent *a, json_object *id, json_object *req);
+json_object *agent_op_stale_ack(struct agent *a, json_object *id, json_object *req);
+/* Notes each connected endpoint's QP numbers (current and previous set);
+ * agent_track_endpoint does it for one endpoint already read. */
+void agent_track_qpsets(struct agent *a);
+void agent_track_endpoint(struct agent *a, const struct qphs_endpoint_info *in);
+
 /* The `report` reply (agent_report.c). */
 json_object *agent_report(struct agent *a, json_object *id);
 
 /* Reply skeleton: {"v":1,"type":"reply","id":ID,"op":OP,"ok","code","error"}. */
 json_object *agent_reply(json_object *id, const char *op, int ok, int code, const char *error);
+
+/* The TIMINGS of the last connect as {"tcp_connect": ms|null, ...}. */
+json_object *agent_times(const struct agent *a);
 
 /* Milliseconds as a JSON int, or null for < 0. */
 json_object *agent_ms(double ms);

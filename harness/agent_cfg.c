@@ -64,7 +64,7 @@ static void advertise(struct cfgdec *c, struct agent *a, json_object *o)
 {
 	static const char *const keys[] = {"gid", "qpn", "qp_count", "address", NULL};
 	json_object *v;
-	int qpn = 0;
+	int64_t qpn = 0;
 
 	known_keys(c, o, keys);
 	if (take(c, o, "gid", json_type_string, &v) > 0) {
@@ -75,8 +75,12 @@ static void advertise(struct cfgdec *c, struct agent *a, json_object *o)
 		snprintf(a->hook_server, sizeof(a->hook_server), "%s", json_object_get_string(v));
 		a->hooks.advertise_server = a->hook_server;
 	}
-	integer(c, o, "qpn", &qpn);
-	a->hooks.advertise_qpn = (uint32_t)qpn;
+	/* Present means set, 0 too: QPN 0 is a case of its own. */
+	if (take(c, o, "qpn", json_type_int, &v) > 0) {
+		qpn = json_object_get_int64(v);
+		a->hooks.advertise_qpn = (uint32_t)qpn;
+		a->hooks.advertise_qpn_set = true;
+	}
 	integer(c, o, "qp_count", &a->hooks.advertise_qp_count);
 }
 
@@ -85,9 +89,8 @@ static void agent_opts(struct cfgdec *c, struct agent *a, json_object *o)
 	static const char *const keys[] = {"quirk", "mtu_negotiation", "ready_ack", "reset_policy",
 					   "strict_reset", "qp_timeout", "qp_retry_cnt",
 					   "qp_rnr_retry", "reply_timeout_ms", "old_protocol",
-					   "delay_passive_rtr_ms", "advertise", NULL};
+					   "delay_passive_rtr_ms", "advertise", "mtu_reread", NULL};
 	json_object *v;
-	bool old = false;
 
 	known_keys(c, o, keys);
 	if (take(c, o, "quirk", json_type_string, &v) > 0)
@@ -96,6 +99,7 @@ static void agent_opts(struct cfgdec *c, struct agent *a, json_object *o)
 	boolean(c, o, "mtu_negotiation", &a->cfg.mtu_negotiation);
 	boolean(c, o, "ready_ack", &a->cfg.ready_ack);
 	boolean(c, o, "strict_reset", &a->cfg.strict_reset);
+	boolean(c, o, "mtu_reread", &a->cfg.mtu_reread);
 	if (take(c, o, "reset_policy", json_type_string, &v) > 0) {
 		if (!strcmp(json_object_get_string(v), "reuse"))
 			a->cfg.reset_policy = QPHS_RESET_REUSE;
@@ -110,11 +114,7 @@ static void agent_opts(struct cfgdec *c, struct agent *a, json_object *o)
 	integer(c, o, "qp_rnr_retry", &a->cfg.qp_rnr_retry);
 	integer(c, o, "reply_timeout_ms", &a->cfg.reply_timeout_ms);
 	integer(c, o, "delay_passive_rtr_ms", &a->hooks.passive_rtr_delay_ms);
-	boolean(c, o, "old_protocol", &old);
-	/* qphs_connect always speaks typed frames: say so rather than pretend. */
-	if (old)
-		bad(c, "--config: %s: the library's connect has no old-protocol client yet",
-		    "old_protocol");
+	boolean(c, o, "old_protocol", &a->cfg.old_protocol);
 	if (take(c, o, "advertise", json_type_object, &v) > 0)
 		advertise(c, a, v);
 }

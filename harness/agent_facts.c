@@ -118,6 +118,9 @@ static void report(struct dec *d, json_object *body, const char *peer, struct qp
 {
 	json_object *eps, *ep = NULL, *last;
 
+	/* The context's GID choice; the step's endpoint, if any, says it too. */
+	integer(d, body, "gid_index", &f->gid_index);
+	text(d, body, "gid_reason", &f->gid_reason);
 	if (get(d, body, "endpoints", json_type_array, &eps) > 0) {
 		f->endpoints = (int)json_object_array_length(eps);
 		ep = pick_endpoint(eps, peer);
@@ -160,7 +163,10 @@ int qplab_facts_from_reply(const struct qplab_agent_msg *m, const char *peer, st
 	}
 	if (!strcmp(m->op, "raw_frame")) {
 		word(&d, m->body, "frame_outcome", f->frame_outcome, sizeof(f->frame_outcome));
-		return d.rc;
+		if (get(&d, m->body, "daemon_alive", json_type_boolean, &v) > 0)
+			f->daemon_alive = json_object_get_boolean(v);
+		/* and the call's outcome below: the daemon's reason, or the
+		 * peer's verdict on a stale ACK */
 	}
 	/* connect, datapath, disconnect: the call's own outcome. */
 	snprintf(f->code, sizeof(f->code), "%s", m->code);

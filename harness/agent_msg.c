@@ -39,6 +39,7 @@ static json_object *agent_json(const struct qplab_agent_opts *a)
 	add_int(o, "reply_timeout_ms", a->reply_timeout_ms);
 	add_bool(o, "old_protocol", a->old_protocol);
 	add_int(o, "delay_passive_rtr_ms", a->delay_passive_rtr_ms);
+	add_bool(o, "mtu_reread", a->mtu_reread);
 	add_str(adv, "gid", a->advertise_gid);
 	add_int(adv, "qpn", a->advertise_qpn);
 	add_int(adv, "qp_count", a->advertise_qp_count);
@@ -174,6 +175,18 @@ char *qplab_agent_req_raw_frame(int id, const char *address, const uint8_t *byte
 	json_object_object_add(x, "hex", json_object_new_string(hex));
 	add_int(x, "deadline_ms", deadline_ms);
 	free(hex);
+	return line(id, "raw_frame", x);
+}
+
+char *qplab_agent_req_raw_frame_kind(int id, const char *address, const char *kind,
+				     const char *peer, int deadline_ms)
+{
+	json_object *x = json_object_new_object();
+
+	add_str(x, "address", address);
+	add_str(x, "kind", kind);
+	add_str(x, "peer", peer);
+	add_int(x, "deadline_ms", deadline_ms);
 	return line(id, "raw_frame", x);
 }
 

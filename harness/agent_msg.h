@@ -38,6 +38,12 @@ char *qplab_agent_req_disconnect(int id, const char *peer);
 char *qplab_agent_req_probe(int id, const char *address, int deadline_ms);
 char *qplab_agent_req_raw_frame(int id, const char *address, const uint8_t *bytes, size_t len,
 				int deadline_ms);
+/* raw_frame with a named frame instead of bytes: kind is a frame FAULT
+ * name (the agent builds it with qplab_bad_frame) or "stale_ack" (peer: the
+ * nic path whose previous ready-ACK to re-send).  address or peer NULL =
+ * left out (address: the agent's own daemon). */
+char *qplab_agent_req_raw_frame_kind(int id, const char *address, const char *kind,
+				     const char *peer, int deadline_ms);
 char *qplab_agent_req_exit(int id);
 
 enum qplab_agent_msg_type {
@@ -71,7 +77,8 @@ void qplab_agent_msg_free(struct qplab_agent_msg *m);
  * else "NONE"), endpoints, qp_states/qp_count (device_qps), last code /
  * texts, gid_index, gid_reason, path_mtu, time_ms.  datapath: datapath,
  * wc_status, wc_waited_ms, code, error_text.  probe: daemon_alive.
- * raw_frame: frame_outcome.  Keys of the wrong JSON type are an error
+ * raw_frame: frame_outcome, daemon_alive, code, error_text,
+ * reply_msg_received.  Keys of the wrong JSON type are an error
  * (strict decoding); absent keys leave the fact as it was.  Returns 0,
  * QPHS_ERR_INVALID_ARGUMENT (message in err) or QPHS_ERR_MEMORY. */
 int qplab_facts_from_reply(const struct qplab_agent_msg *m, const char *peer, struct qplab_facts *f,

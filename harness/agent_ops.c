@@ -21,6 +21,20 @@ json_object *agent_ms(double ms)
 	return ms < 0 ? NULL : json_object_new_int64((int64_t)(ms + 0.5));
 }
 
+json_object *agent_times(const struct agent *a)
+{
+	static const char *const tr[QPHS_TR_COUNT] = {"reset", "init", "rtr", "rts"};
+	json_object *t = json_object_new_object();
+
+	json_object_object_add(t, "tcp_connect", agent_ms(a->t_tcp));
+	json_object_object_add(t, "handshake", agent_ms(a->t_handshake));
+	for (int i = 0; i < QPHS_TR_COUNT; i++)
+		json_object_object_add(t, tr[i], agent_ms(a->t_tr[i]));
+	json_object_object_add(t, "ready_ack", agent_ms(a->t_ready_ack));
+	json_object_object_add(t, "total", agent_ms(a->t_total));
+	return t;
+}
+
 json_object *agent_reply(json_object *id, const char *op, int ok, int code, const char *error)
 {
 	json_object *o = json_object_new_object();
@@ -53,7 +67,7 @@ static int64_t int_arg(json_object *req, const char *key, int64_t dflt)
 	return json_object_get_int64(v);
 }
 
-static void remember(struct agent *a, int rc, const char *text, struct qphs_endpoint *ep)
+void agent_remember(struct agent *a, int rc, const char *text, struct qphs_endpoint *ep)
 {
 	snprintf(a->last_code, sizeof(a->last_code), "%s", rc ? qphs_errname(rc) : "OK");
 	snprintf(a->last_error, sizeof(a->last_error), "%s", text ? text : "");
@@ -62,10 +76,16 @@ static void remember(struct agent *a, int rc, const char *text, struct qphs_endp
 		struct qphs_endpoint_info *info = calloc(1, sizeof(*info));
 
 		if (info && qphs_endpoint_info(ep, info) == 0) {
+			agent_track_endpoint(a, info);
 			snprintf(a->last_sent, sizeof(a->last_sent), "%s", info->reply_msg_sent);
 			snprintf(a->last_recv, sizeof(a->last_recv), "%s", info->reply_msg_received);
 			a->t_handshake = (long)(info->rpc_ms + 0.5);
 			a->t_ready_ack = info->peer_ready_ack ? (long)(info->ack_ms + 0.5) : -1;
+			a->t_tcp = info->tcp_connect_ms < 0 ? -1 : (long)(info->tcp_connect_ms + 0.5);
+			for (int i = 0; i < QPHS_TR_COUNT; i++)
+				a->t_tr[i] = info->transition_ms[i] < 0
+						     ? -1
+						     : (long)(info->transition_ms[i] + 0.5);
 		}
 		free(info);
 	}
@@ -88,7 +108,7 @@ static json_object *op_connect(struct agent *a, json_object *id, json_object *re
 	const char *peer = str_arg(req, "peer");
 	int64_t at = int_arg(req, "at_realtime_ns", -1), late = 0;
 	struct qphs_endpoint *ep = NULL;
-	json_object *o, *t;
+	json_object *o;
 	double t0;
 	int rc;
 
@@ -100,16 +120,14 @@ static json_object *op_connect(struct agent *a, json_object *id, json_object *re
 	rc = qphs_connect(a->ctx, peer, &ep);
 	a->t_total = (long)(now_ms() - t0 + 0.5);
 	a->connects++;
-	a->t_handshake = a->t_ready_ack = -1;
-	remember(a, rc, rc ? (ep ? qphs_endpoint_errstr(ep) : qphs_strerror(rc)) : "", ep);
+	a->t_handshake = a->t_ready_ack = a->t_tcp = -1;
+	for (int i = 0; i < QPHS_TR_COUNT; i++)
+		a->t_tr[i] = -1;
+	agent_remember(a, rc, rc ? (ep ? qphs_endpoint_errstr(ep) : qphs_strerror(rc)) : "", ep);
 	o = agent_reply(id, "connect", 1, rc, a->last_error);
 	json_object_object_add(o, "reply_msg_sent", json_object_new_string(a->last_sent));
 	json_object_object_add(o, "reply_msg_received", json_object_new_string(a->last_recv));
-	t = json_object_new_object();
-	json_object_object_add(t, "handshake", agent_ms(a->t_handshake));
-	json_object_object_add(t, "ready_ack", agent_ms(a->t_ready_ack));
-	json_object_object_add(t, "total", agent_ms(a->t_total));
-	json_object_object_add(o, "time_ms", t);
+	json_object_object_add(o, "time_ms", agent_times(a));
 	json_object_object_add(o, "late_ns", json_object_new_int64(late));
 	if (ep) {
 		struct qphs_endpoint_info *info = calloc(1, sizeof(*info));
@@ -155,7 +173,7 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 		     : strcmp(res.read_status, "IBV_WC_SUCCESS") ? wc_word(res.read_status)
 								 : "IBV_WC_SUCCESS";
 	}
-	remember(a, rc, rc ? res.text : "", NULL);
+	agent_remember(a, rc, rc ? res.text : "", NULL);
 	o = agent_reply(id, "datapath", 1, rc, a->last_error);
 	json_object_object_add(o, "datapath", json_object_new_string(word));
 	json_object_object_add(o, "wc_status", json_object_new_string(wc));
@@ -175,7 +193,7 @@ static json_object *op_disconnect(struct agent *a, json_object *id, json_object 
 				   "disconnect: \"peer\" missing");
 	ep = qphs_context_endpoint(a->ctx, peer);
 	rc = ep ? qphs_endpoint_disconnect(ep) : QPHS_ERR_ENDPOINT;
-	remember(a, rc, rc ? (ep ? qphs_endpoint_errstr(ep) : "no endpoint for that peer") : "", NULL);
+	agent_remember(a, rc, rc ? (ep ? qphs_endpoint_errstr(ep) : "no endpoint for that peer") : "", NULL);
 	qphs_endpoint_put(ep);
 	return agent_reply(id, "disconnect", 1, rc, a->last_error);
 }
@@ -211,6 +229,12 @@ json_object *agent_serve(struct agent *a, json_object *req, int *quit)
 		return agent_reply(NULL, op, 0, QPHS_ERR_INVALID_ARGUMENT, "request: integer \"id\" missing");
 	if (!op)
 		return agent_reply(id, NULL, 0, QPHS_ERR_INVALID_ARGUMENT, "request: \"op\" missing");
+	if (!a->ctx && (!strcmp(op, "connect") || !strcmp(op, "datapath") ||
+			!strcmp(op, "disconnect"))) {
+		/* No context: every device request fails the way opening it did. */
+		agent_remember(a, a->ctx_code, a->ctx_error, NULL);
+		return agent_reply(id, op, 1, a->ctx_code, a->ctx_error);
+	}
 	if (!strcmp(op, "connect"))
 		return op_connect(a, id, req);
 	if (!strcmp(op, "report"))
@@ -221,6 +245,8 @@ json_object *agent_serve(struct agent *a, json_object *req, int *quit)
 		return op_disconnect(a, id, req);
 	if (!strcmp(op, "probe"))
 		return op_probe(a, id, req);
+	if (!strcmp(op, "raw_frame"))
+		return agent_op_raw_frame(a, id, req);
 	if (!strcmp(op, "exit")) {
 		*quit = 1;
 		return agent_reply(id, "exit", 1, 0, "");

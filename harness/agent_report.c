@@ -3,6 +3,7 @@
  * outcome, timings, daemon and library counters. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agent.h"
 
@@ -44,13 +45,19 @@ static void endpoints(struct agent *a, json_object *o, unsigned long *retired)
 	struct qphs_endpoint_info *in = calloc(1, sizeof(*in));
 	struct qphs_context_info ci;
 	json_object *list = json_object_new_array(), *dev = json_object_new_array();
-	int n = qphs_context_endpoints(a->ctx, eps, MAX_EPS);
+	int n = a->ctx ? qphs_context_endpoints(a->ctx, eps, MAX_EPS) : 0;
 
-	qphs_context_info(a->ctx, &ci);
+	memset(&ci, 0, sizeof(ci));
+	if (a->ctx)
+		qphs_context_info(a->ctx, &ci);
+	/* The context's choice, also when no endpoint exists yet. */
+	json_object_object_add(o, "gid_index", a->ctx ? json_object_new_int(ci.gid_index) : NULL);
+	json_object_object_add(o, "gid_reason", a->ctx ? json_object_new_string(ci.gid_reason) : NULL);
 	if (n > MAX_EPS)
 		n = MAX_EPS;
 	for (int k = n - 1; k >= 0; k--) {
 		if (in && qphs_endpoint_info(eps[k], in) == 0) {
+			agent_track_endpoint(a, in);
 			if (in->status < QPHS_EP_DESTROYING)
 				json_object_array_add(list, endpoint_json(in, ci.gid_reason));
 			else
@@ -74,12 +81,32 @@ static void endpoints(struct agent *a, json_object *o, unsigned long *retired)
 static json_object *last_json(const struct agent *a)
 {
 	json_object *l = json_object_new_object();
+	char sent[512];
 
+	/* What this host sent is a passive answer: the library's last one. */
+	if (!qphs_rdma_last_rejection(a->r, sent, sizeof(sent)))
+		snprintf(sent, sizeof(sent), "%s", a->last_sent);
 	json_object_object_add(l, "code", json_object_new_string(a->last_code));
 	json_object_object_add(l, "error", json_object_new_string(a->last_error));
-	json_object_object_add(l, "reply_msg_sent", json_object_new_string(a->last_sent));
+	json_object_object_add(l, "reply_msg_sent", json_object_new_string(sent));
 	json_object_object_add(l, "reply_msg_received", json_object_new_string(a->last_recv));
 	return l;
+}
+
+/* The daemon's last refusal and how many there were; null when none. */
+static json_object *refusal_json(const struct agent *a)
+{
+	struct qphs_daemon_refusal r;
+	json_object *o;
+
+	qphs_daemon_last_refusal(a->d, &r);
+	if (!r.count)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "code", json_object_new_string(qphs_errname(r.code)));
+	json_object_object_add(o, "text", json_object_new_string(r.text));
+	json_object_object_add(o, "count", json_object_new_int64((int64_t)r.count));
+	return o;
 }
 
 static json_object *daemon_json(const struct agent *a)
@@ -96,20 +123,18 @@ static json_object *daemon_json(const struct agent *a)
 	json_object_object_add(d, "rejected", json_object_new_int64((int64_t)st.rejected_body));
 	json_object_object_add(d, "bad_frames", json_object_new_int64((int64_t)bad));
 	json_object_object_add(d, "open_connections", json_object_new_int64((int64_t)st.open_connections));
+	json_object_object_add(d, "last_refusal", refusal_json(a));
 	return d;
 }
 
 json_object *agent_report(struct agent *a, json_object *id)
 {
-	json_object *o = agent_reply(id, "report", 1, 0, ""), *t = json_object_new_object(), *c;
+	json_object *o = agent_reply(id, "report", 1, 0, ""), *c;
 	unsigned long retired = 0;
 
 	endpoints(a, o, &retired);
 	json_object_object_add(o, "last", last_json(a));
-	json_object_object_add(t, "handshake", agent_ms(a->t_handshake));
-	json_object_object_add(t, "ready_ack", agent_ms(a->t_ready_ack));
-	json_object_object_add(t, "total", agent_ms(a->t_total));
-	json_object_object_add(o, "time_ms", t);
+	json_object_object_add(o, "time_ms", agent_times(a));
 	json_object_object_add(o, "daemon", daemon_json(a));
 	c = json_object_new_object();
 	json_object_object_add(c, "connects", json_object_new_int64((int64_t)a->connects));

@@ -27,6 +27,8 @@ int cmd_script(int argc, char **argv);
 /* `qplab agent` (harness/agent.c) and `qplab run` (harness/run.c). */
 int cmd_agent(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+/* `qplab quirks` (harness/quirks.c). */
+int cmd_quirks(int argc, char **argv);
 
 /* The checkout or install root qplab runs from ("<dir of qplab>/.."), and
  * the directory holding the netns/ scripts (<root>/netns in a checkout,

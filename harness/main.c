@@ -17,6 +17,7 @@ static const struct subcommand subcommands[] = {
 	{"doctor", cmd_script, "what this machine can run, and why not"},
 	{"run", cmd_run, "run lab scenarios: TAP, results.json, junit.xml"},
 	{"agent", cmd_agent, "one lab host: device, daemon, JSON-line requests"},
+	{"quirks", cmd_quirks, "probe what the RDMA driver does with QP transitions"},
 };
 
 static void usage(FILE *out)

@@ -75,6 +75,13 @@ const char *qplab_plan_skip_reason(const struct qplab_plan *p, const char *const
 			snprintf(buf, len, "host %s wants IPv6, which this lab has not", p->hosts[h].name);
 			return buf;
 		}
+		/* Shared mode routes each pair by IPv4 source: a host without
+		 * IPv4 needs namespaces of its own (netns/topo --addrs). */
+		if (p->hosts[h].addresses[0] && !has(caps, "rxe_netns")) {
+			snprintf(buf, len, "host %s: addresses \"%s\" needs the netns topology", p->hosts[h].name,
+				 p->hosts[h].addresses);
+			return buf;
+		}
 	}
 	if ((why = netem_reason(p, caps, &line))) {
 		snprintf(buf, len, "line %d: %s", line, why);
@@ -119,6 +126,16 @@ int qplab_topo_up_args(const struct qplab_plan *p, const char *id, const char *m
 	for (size_t h = 0; h < p->nhosts; h++) {
 		argv[n++] = "--mtu";
 		if (!(argv[n++] = keep(buf, len, &used, "%s=%d", qplab_host_mtu(p, (int)h), p->hosts[h].name)))
+			return -1;
+	}
+	for (size_t h = 0; h < p->nhosts; h++) {
+		char w[64];
+
+		if (!p->hosts[h].addresses[0])
+			continue;
+		snprintf(w, sizeof(w), "%s=%s", p->hosts[h].name, p->hosts[h].addresses);
+		argv[n++] = "--addrs";
+		if (!(argv[n++] = keep(buf, len, &used, "%s", 0, w)))
 			return -1;
 	}
 	if (ipv6)

@@ -37,9 +37,11 @@ struct run_agent {
 struct run_host {
 	char name[QPLAB_NAME_MAX];
 	char *exec[8];             /* command prefix that runs inside it (owned), NULL-ended */
-	char addr4[64];
+	char addr4[64];            /* "" when the host has no IPv4 (addresses) */
+	char addr6[64];            /* "" when it has no global IPv6 */
 	char rxe[64];
 	char ifname[64];
+	char unowned4[64];         /* the lab's unowned address (advertise gid "unowned") */
 	char netns[64];            /* "" = the runner's own namespace (shared mode) */
 };
 

@@ -1,6 +1,7 @@
 /* Agents as child processes: started inside their topology host, spoken to
  * through pipes, every read bounded by a deadline (poll), stopped politely
  * then firmly. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -36,6 +37,33 @@ double run_mult(void)
 	return v >= 1 ? v : 1;
 }
 
+/* advertise gid "zero" and "unowned" (docs/scenarios.md) become GID
+ * strings here: the all-zero GID, and the IPv4-mapped GID of the lab's
+ * unowned (blackholed) address, which only the topology knows. */
+static void lab_gid(json_object *cfg, const struct run_host *h)
+{
+	json_object *ag, *adv, *g;
+	uint8_t raw[16] = {0};
+	struct in_addr a4;
+	char s[16 * 3];
+
+	if (!json_object_object_get_ex(cfg, "agent", &ag) ||
+	    !json_object_object_get_ex(ag, "advertise", &adv) ||
+	    !json_object_object_get_ex(adv, "gid", &g))
+		return;
+	if (!strcmp(json_object_get_string(g), "unowned")) {
+		if (inet_pton(AF_INET, h->unowned4, &a4) != 1)
+			return;
+		raw[10] = raw[11] = 0xff;
+		memcpy(raw + 12, &a4, 4);
+	} else if (strcmp(json_object_get_string(g), "zero")) {
+		return;
+	}
+	for (int i = 0; i < 16; i++)
+		snprintf(s + 3 * i, 4, i < 15 ? "%02x:" : "%02x", raw[i]);
+	json_object_object_add(adv, "gid", json_object_new_string(s));
+}
+
 /* argv: qplab agent ...; env (malloc'd, NULL-ended): the host's MC_*
  * variables.  The child enters the host's namespace itself (run_spawn.c). */
 static char **build_argv(const char *argv[16], char *bufs[2], const struct qplab_plan *p, int hi,
@@ -46,6 +74,8 @@ static char **build_argv(const char *argv[16], char *bufs[2], const struct qplab
 	char **env = calloc(ph->nenv + 1, sizeof(*env));
 	size_t e = 0;
 	int n = 0;
+
+	lab_gid(cfg, h);
 
 	for (size_t i = 0; env && i < ph->nenv; i++) {
 		char *kv = malloc(strlen(ph->env[i].name) + strlen(ph->env[i].value) + 2);
@@ -62,8 +92,11 @@ static char **build_argv(const char *argv[16], char *bufs[2], const struct qplab
 	argv[n++] = "--device";
 	argv[n++] = h->rxe;
 	bufs[0] = malloc(128);
-	if (bufs[0])
-		snprintf(bufs[0], 128, "%s:%d", h->addr4, RUN_AGENT_PORT);
+	/* No IPv4 (addresses): its ULA; no address at all: its own loopback. */
+	if (bufs[0] && (h->addr4[0] || !h->addr6[0]))
+		snprintf(bufs[0], 128, "%s:%d", h->addr4[0] ? h->addr4 : "127.0.0.1", RUN_AGENT_PORT);
+	else if (bufs[0])
+		snprintf(bufs[0], 128, "[%s]:%d", h->addr6, RUN_AGENT_PORT);
 	argv[n++] = "--listen";
 	argv[n++] = bufs[0] ? bufs[0] : "";
 	bufs[1] = strdup(json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PLAIN));

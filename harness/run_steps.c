@@ -91,7 +91,11 @@ static int connect_step(struct run_state *s, int si, const struct qplab_step *st
 	int id = ag->next_id++, dl = scaled(st->deadline_ms, DL_CONNECT);
 
 	if (st->to >= 0) {
-		snprintf(peer, sizeof(peer), "%s", path_of(s, st->to));
+		const char *p = path_of(s, st->to), *at = strrchr(p, '@');
+		int n = at && st->to_device[0] ? (int)(at - p) : (int)strlen(p);
+
+		/* to_device: the peer's server with another device name. */
+		snprintf(peer, sizeof(peer), "%.*s%s%s", n, p, st->to_device[0] ? "@" : "", st->to_device);
 	} else {
 		const struct run_host *h = &s->t->hosts[s->hostmap[st->from]];
 		const char *addr = !strcmp(st->to_address, "unowned")      ? s->t->unowned4
@@ -184,6 +188,21 @@ static int agent_step(struct run_state *s, const struct qplab_step *st, char *er
 	return 0;
 }
 
+/* Bytes or a named bad frame: `to`'s own agent sends them to its daemon
+ * (and reports the reason it logged).  A stale ACK: `from`'s agent sends
+ * its previous ready-ACK to `to`. */
+static int raw_frame_step(struct run_state *s, int si, const struct qplab_step *st, char *err,
+			  size_t errlen)
+{
+	int h = st->from >= 0 ? st->from : st->to, dl = scaled(st->deadline_ms, 2000);
+	int id = s->ag[h].next_id++;
+	char *line = st->frame ? qplab_agent_req_raw_frame(id, NULL, st->frame, st->frame_len, dl)
+		     : qplab_agent_req_raw_frame_kind(id, NULL, st->frame_kind,
+						      st->from >= 0 ? path_of(s, st->to) : NULL, dl);
+
+	return act(s, h, id, line, dl, si, path_of(s, st->to), err, errlen);
+}
+
 static int do_step(struct run_state *s, int si, const struct qplab_step *st, char *err, size_t errlen)
 {
 	int id;
@@ -214,8 +233,7 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 	case QPLAB_STEP_RESTART_AGENT:
 		return agent_step(s, st, err, errlen);
 	case QPLAB_STEP_RAW_FRAME:
-		snprintf(err, errlen, "raw_frame: the agent has no raw_frame request yet");
-		return -1;
+		return raw_frame_step(s, si, st, err, errlen);
 	default:
 		return run_topo_fault(s->t, s->p, st, err, errlen);
 	}

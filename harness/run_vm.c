@@ -14,9 +14,31 @@
 #include "run_args.h"
 #include "run_spawn.h"
 
+/* The guest sees only the checkout's build/ and --share directories: an
+ * output directory elsewhere (/tmp/x) must be shared too, or the inner
+ * run's results.json never reaches the host.  NULL when no share is
+ * needed (the directory is under build/) or it cannot be resolved. */
+static const char *out_share(const char *out, const char *exe)
+{
+	static char root[PATH_MAX];
+	char build[PATH_MAX];
+	char *slash;
+
+	if (!realpath(out, root))
+		return NULL;
+	snprintf(build, sizeof(build), "%s", exe);
+	slash = strrchr(build, '/');
+	if (slash)
+		*slash = '\0';
+	if (!strncmp(root, build, strlen(build)) &&
+	    (root[strlen(build)] == '/' || root[strlen(build)] == '\0'))
+		return NULL;
+	return root;
+}
+
 /* The inner argv: our own arguments minus --backend/--kernel/--out. */
 static int inner_argv(int argc, char **argv, const char *kernel, const char *out, char *exe,
-		      char **v, size_t max)
+		      char **v, size_t max, const char *share)
 {
 	static char vm[4200];
 	size_t n = 0;
@@ -26,6 +48,10 @@ static int inner_argv(int argc, char **argv, const char *kernel, const char *out
 	if (kernel) {
 		v[n++] = (char *)"--kernel";
 		v[n++] = (char *)kernel;
+	}
+	if (share) {
+		v[n++] = (char *)"--share";
+		v[n++] = (char *)share;
 	}
 	v[n++] = (char *)"--";
 	v[n++] = exe;
@@ -145,7 +171,7 @@ int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o, size_t nsce
 		printf("# kernel %s: qplab run inside netns/vm\n", o->nkernels ? o->kernels[k] : "(default)");
 		fflush(stdout);
 		inner_argv(argc, argv, o->nkernels ? o->kernels[k] : NULL, out, exe, v,
-			   sizeof(v) / sizeof(v[0]));
+			   sizeof(v) / sizeof(v[0]), out_share(o->out, exe));
 		snprintf(tag, sizeof(tag), " [%s]", o->nkernels ? o->kernels[k] : "");
 		rc = relay(v, &num, nk > 1 ? tag : NULL);
 		if (rc > worst)

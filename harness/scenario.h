@@ -106,6 +106,7 @@ struct qplab_agent_opts {
 	int advertise_qp_count;    /* -1 = the real count */
 	char *advertise_address;   /* NULL = the real host:port */
 	int delay_passive_rtr_ms;  /* -1 = no delay */
+	int mtu_reread;            /* tri-state: re-read the active MTU at each connect */
 };
 
 struct qplab_env {
@@ -118,6 +119,7 @@ struct qplab_host {
 	int line;
 	int mtu;                   /* netdev MTU; -1 = the link's or 1500 */
 	bool ipv6;                 /* handshake and GIDs over IPv6 */
+	char addresses[12];        /* "" (= "default"), "ipv6_only" or "none" */
 	struct qplab_env *env;
 	size_t nenv;
 	struct qplab_agent_opts agent;
@@ -241,6 +243,7 @@ struct qplab_step {
 	int from, to;                /* connect, disconnect, datapath, raw_frame (to) */
 	int peer;                    /* blackhole, unblackhole */
 	char to_address[16];         /* connect: "unowned", "unroutable", "closed_port" */
+	char to_device[64];          /* connect: ask `to` for this device ("" = its own) */
 	int hosts[QPLAB_MAX_HOSTS];  /* connect_both: 2..8 distinct hosts */
 	size_t nhosts;               /* connect_both */
 	int rounds;                  /* connect_both, >= 1 */

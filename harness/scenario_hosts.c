@@ -138,7 +138,7 @@ static void parse_agent(struct sc_ctx *ctx, json_object *o, const char *path,
 	static const char *const keys[] = {"quirk", "mtu_negotiation", "ready_ack", "reset_policy",
 					   "strict_reset", "qp_timeout", "qp_retry_cnt",
 					   "qp_rnr_retry", "reply_timeout_ms", "old_protocol",
-					   "advertise", "delay_passive_rtr_ms", NULL};
+					   "advertise", "delay_passive_rtr_ms", "mtu_reread", NULL};
 	char sub[SC_PATH_MAX];
 	const char *s;
 	json_object *adv;
@@ -153,6 +153,7 @@ static void parse_agent(struct sc_ctx *ctx, json_object *o, const char *path,
 	}
 	a->mtu_negotiation = tristate(ctx, o, path, "mtu_negotiation");
 	a->ready_ack = tristate(ctx, o, path, "ready_ack");
+	a->mtu_reread = tristate(ctx, o, path, "mtu_reread");
 	if (qplab__sc_str(ctx, o, path, "reset_policy", false, &s)) {
 		if (strcmp(s, "reuse") && strcmp(s, "reconstruct"))
 			qplab__sc_err(ctx, line, "reset_policy is \"reuse\" or \"reconstruct\"");
@@ -204,8 +205,9 @@ static void parse_env(struct sc_ctx *ctx, json_object *o, const char *path,
 
 static void parse_host(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_host *h)
 {
-	static const char *const keys[] = {"mtu", "ipv6", "env", "agent", "fault", NULL};
+	static const char *const keys[] = {"mtu", "ipv6", "addresses", "env", "agent", "fault", NULL};
 	char sub[SC_PATH_MAX];
+	const char *s;
 	json_object *v;
 	bool b;
 
@@ -214,6 +216,12 @@ static void parse_host(struct sc_ctx *ctx, json_object *o, const char *path, str
 	h->mtu = int_or_unset(ctx, o, path, "mtu", 576, 65535);
 	if (qplab__sc_bool(ctx, o, path, "ipv6", &b))
 		h->ipv6 = b;
+	if (qplab__sc_str(ctx, o, path, "addresses", false, &s)) {
+		if (strcmp(s, "default") && strcmp(s, "ipv6_only") && strcmp(s, "none"))
+			qplab__sc_err(ctx, h->line, "addresses is \"default\", \"ipv6_only\" or \"none\"");
+		else if (strcmp(s, "default"))
+			snprintf(h->addresses, sizeof(h->addresses), "%s", s);
+	}
 	if ((v = qplab__sc_get(ctx, o, path, "env", json_type_object, false))) {
 		qplab__sc_join(sub, sizeof(sub), path, "env");
 		parse_env(ctx, v, sub, h);
@@ -223,6 +231,7 @@ static void parse_host(struct sc_ctx *ctx, json_object *o, const char *path, str
 	h->agent.qp_timeout = h->agent.qp_retry_cnt = h->agent.qp_rnr_retry = -1;
 	h->agent.reply_timeout_ms = h->agent.old_protocol = -1;
 	h->agent.delay_passive_rtr_ms = -1;
+	h->agent.mtu_reread = -1;
 	h->agent.advertise_qp_count = -1;
 	if ((v = qplab__sc_get(ctx, o, path, "agent", json_type_object, false))) {
 		qplab__sc_join(sub, sizeof(sub), path, "agent");

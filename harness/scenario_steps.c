@@ -11,7 +11,7 @@ static const struct {
 	const char *word;
 	const char *keys[4];
 } kinds[QPLAB_STEP_KIND_COUNT] = {
-	[QPLAB_STEP_CONNECT] = {"connect", {"from", "to", "to_address"}},
+	[QPLAB_STEP_CONNECT] = {"connect", {"from", "to", "to_address", "to_device"}},
 	[QPLAB_STEP_CONNECT_BOTH] = {"connect_both", {"hosts", "rounds", "barrier_ms"}},
 	[QPLAB_STEP_DISCONNECT] = {"disconnect", {"from", "to"}},
 	[QPLAB_STEP_LINK_DOWN] = {"link_down", {"host"}},
@@ -25,7 +25,7 @@ static const struct {
 	[QPLAB_STEP_KILL_AGENT] = {"kill_agent", {"host"}},
 	[QPLAB_STEP_START_AGENT] = {"start_agent", {"host"}},
 	[QPLAB_STEP_RESTART_AGENT] = {"restart_agent", {"host", "down_ms"}},
-	[QPLAB_STEP_RAW_FRAME] = {"raw_frame", {"to", "hex", "kind"}},
+	[QPLAB_STEP_RAW_FRAME] = {"raw_frame", {"to", "hex", "kind", "from"}},
 	[QPLAB_STEP_DATAPATH] = {"datapath", {"from", "to", "bytes"}},
 	[QPLAB_STEP_WAIT] = {"wait", {"host", "until"}},
 	[QPLAB_STEP_SNAPSHOT] = {"snapshot", {NULL}},
@@ -109,6 +109,29 @@ static void parse_raw_frame(struct sc_ctx *ctx, json_object *o, const char *path
 	snprintf(st->frame_kind, sizeof(st->frame_kind), "%s", kind);
 }
 
+/* raw_frame: `from` sends a stale ready-ACK (kind "stale_ack") to `to`;
+ * every other frame goes from `to`'s own agent to its daemon. */
+static void parse_raw_frame_from(struct sc_ctx *ctx, json_object *o, const char *path,
+				 struct qplab_step *st)
+{
+	const char *kind = NULL;
+
+	qplab__sc_str(ctx, o, path, "kind", false, &kind);
+	if (kind && !strcmp(kind, "stale_ack")) {
+		snprintf(st->frame_kind, sizeof(st->frame_kind), "%s", kind);
+		st->to = host_key(ctx, o, path, "to");
+		st->from = host_key(ctx, o, path, "from");
+		if (json_object_object_get_ex(o, "hex", NULL))
+			qplab__sc_err(ctx, st->line, "raw_frame takes exactly one of \"hex\" and \"kind\"");
+		if (st->from >= 0 && st->from == st->to)
+			qplab__sc_err(ctx, st->line, "a stale ACK goes to another host");
+		return;
+	}
+	if (json_object_object_get_ex(o, "from", NULL))
+		qplab__sc_err(ctx, st->line, "raw_frame takes \"from\" only with kind \"stale_ack\"");
+	parse_raw_frame(ctx, o, path, st);
+}
+
 static void parse_connect_both(struct sc_ctx *ctx, json_object *o, const char *path,
 			       struct qplab_step *st)
 {
@@ -151,6 +174,8 @@ static void parse_connect(struct sc_ctx *ctx, json_object *o, const char *path,
 	if (qplab__sc_str(ctx, o, path, "to_address", false, &addr)) {
 		if (json_object_object_get_ex(o, "to", NULL))
 			qplab__sc_err(ctx, st->line, "connect takes \"to\" or \"to_address\", not both");
+		if (json_object_object_get_ex(o, "to_device", NULL))
+			qplab__sc_err(ctx, st->line, "to_device goes with \"to\", not \"to_address\"");
 		if (strcmp(addr, "unowned") && strcmp(addr, "unroutable") && strcmp(addr, "closed_port"))
 			qplab__sc_err(ctx, st->line, "to_address is \"unowned\", \"unroutable\" or \"closed_port\"");
 		else
@@ -160,6 +185,14 @@ static void parse_connect(struct sc_ctx *ctx, json_object *o, const char *path,
 	st->to = host_key(ctx, o, path, "to");
 	if (st->from >= 0 && st->from == st->to)
 		qplab__sc_err(ctx, st->line, "a host does not connect to itself");
+	if (qplab__sc_str(ctx, o, path, "to_device", false, &addr)) {
+		if (!*addr || strlen(addr) >= sizeof(st->to_device) ||
+		    strspn(addr, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+			    strlen(addr))
+			qplab__sc_err(ctx, st->line, "to_device is a device name: 1-63 of a-z, A-Z, 0-9, _ . -");
+		else
+			snprintf(st->to_device, sizeof(st->to_device), "%s", addr);
+	}
 }
 
 /* The keys some kinds add: netem, mtu, down_ms, until. */
@@ -212,7 +245,7 @@ static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, str
 			st->bytes = n;
 		break;
 	case QPLAB_STEP_RAW_FRAME:
-		parse_raw_frame(ctx, o, path, st);
+		parse_raw_frame_from(ctx, o, path, st);
 		break;
 	case QPLAB_STEP_BLACKHOLE:
 	case QPLAB_STEP_UNBLACKHOLE:

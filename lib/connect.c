@@ -218,10 +218,14 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 	local.has_ready_ack = ep->ctx->cfg->ready_ack; /* an old peer sends no key */
 	local.ready_ack = false;
 	if (!rc) {
-		double t0 = qphs__mono_ms();
+		double t0 = qphs__mono_ms(), tcp = -1;
 
-		rc = qphs__hs_send(ep->ctx, server, &local, &reply, txt, sizeof(txt));
+		pthread_mutex_lock(&ep->lock);
+		qphs__ep_timings_clear(ep);
+		pthread_mutex_unlock(&ep->lock);
+		rc = qphs__hs_send_timed(ep->ctx, server, &local, &reply, txt, sizeof(txt), &tcp);
 		ep->rpc_ms = qphs__mono_ms() - t0;
+		ep->tcp_ms = tcp;
 		parsed = rc == 0 || rc == QPHS_ERR_REJECT_HANDSHAKE;
 		if (!parsed && qphs__hs_desc_init(&reply) == 0)
 			parsed = 1;

@@ -516,6 +516,34 @@ void qphs_daemon_free(struct qphs_daemon *d)
 	free(d);
 }
 
+void qphs__daemon_refusal(struct qphs_daemon *d, int code, const char *fmt, ...)
+{
+	char text[QPHS_DAEMON_REFUSAL_TEXT];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	QPHS_WARN("%s", text);
+	pthread_mutex_lock(&d->door->mu);
+	d->n_refusals++;
+	d->refusal_code = code;
+	memcpy(d->refusal_text, text, sizeof(text));
+	pthread_mutex_unlock(&d->door->mu);
+}
+
+void qphs_daemon_last_refusal(const struct qphs_daemon *d, struct qphs_daemon_refusal *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->door->mu);
+	out->count = d->n_refusals;
+	out->code = d->refusal_code;
+	memcpy(out->text, d->refusal_text, sizeof(out->text));
+	pthread_mutex_unlock(&d->door->mu);
+}
+
 void qphs_daemon_stats(const struct qphs_daemon *d, struct qphs_daemon_stats *out)
 {
 	memset(out, 0, sizeof(*out));

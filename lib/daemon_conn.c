@@ -114,9 +114,9 @@ static void reject(struct qphs_daemon *d, struct conn *c, int code, const char *
 		atomic_fetch_add(&d->n_rejected_frame[idx], 1);
 	else
 		atomic_fetch_add(&d->n_rejected_body, 1);
-	QPHS_WARN("[Handshake] closing connection from %s without a reply: %s (%s)%s%s",
-		  c->peer, qphs_strerror(code), qphs_errname(code),
-		  detail && *detail ? ": " : "", detail ? detail : "");
+	qphs__daemon_refusal(d, code, "[Handshake] closing connection from %s without a reply: "
+			     "%s (%s)%s%s", c->peer, qphs_strerror(code), qphs_errname(code),
+			     detail && *detail ? ": " : "", detail ? detail : "");
 	qphs__conn_close(d, c);
 }
 
@@ -292,7 +292,8 @@ static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs__f
 	c->state = C_WAIT;
 	if (rc != 0) {
 		atomic_fetch_add(&d->n_rejected_body, 1);
-		QPHS_WARN("[Handshake] rejecting Connection request from %s: %s", c->peer, err);
+		qphs__daemon_refusal(d, rc, "[Handshake] rejecting Connection request from %s: %s",
+				     c->peer, err);
 		answer_connection_error(d, c, err);
 		return;
 	}

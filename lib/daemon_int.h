@@ -113,12 +113,22 @@ struct qphs_daemon {
 	atomic_uint_fast64_t n_accepted, n_replied, n_timed_out, n_refused_cap,
 		n_refused_nofd, n_rejected_body, n_open;
 	atomic_uint_fast64_t n_rejected_frame[8];
+	/* The last refusal (qphs_daemon_last_refusal): written by the loop
+	 * thread, read by any, both under door->mu. */
+	uint64_t n_refusals;
+	int refusal_code;
+	char refusal_text[QPHS_DAEMON_REFUSAL_TEXT];
 };
 
 /* daemon.c */
 void qphs__timer_arm(struct qphs_daemon *d, struct conn *c, int list);
 void qphs__timer_disarm(struct qphs_daemon *d, struct conn *c);
 void qphs__live_add(struct qphs_daemon *d, int64_t delta);
+
+/* Logs a refusal ("[Handshake] " + the formatted text, at WARN) and keeps
+ * it as the daemon's last refusal.  Loop thread. */
+void qphs__daemon_refusal(struct qphs_daemon *d, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* daemon_conn.c */
 int qphs__conn_accept(struct qphs_daemon *d, int fd,

@@ -116,6 +116,7 @@ static struct qphs_endpoint *ep_new(struct qphs_context *ctx, const char *peer, 
 	pthread_mutex_init(&ep->lock, NULL);
 	snprintf(ep->peer_path, sizeof(ep->peer_path), "%s", peer);
 	atomic_store(&ep->status, QPHS_EP_INITIALIZING);
+	qphs__ep_timings_clear(ep);
 	if (!ep->qp || !ep->peer_qpn || (*rc = create_qps(ep))) {
 		if (ep->qp && ep->peer_qpn)
 			snprintf(ctx->errstr, sizeof(ctx->errstr), "%s", ep->errstr);

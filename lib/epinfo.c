@@ -42,6 +42,8 @@ int qphs_endpoint_info(struct qphs_endpoint *ep, struct qphs_endpoint_info *out)
 	out->setup_ms = ep->setup_ms;
 	out->ack_ms = ep->ack_ms;
 	out->passive_setup_ms = ep->passive_setup_ms;
+	out->tcp_connect_ms = ep->tcp_ms;
+	memcpy(out->transition_ms, ep->tr_ms, sizeof(ep->tr_ms));
 	pthread_mutex_unlock(&ep->lock);
 	return 0;
 }

@@ -37,7 +37,8 @@ static int fill_qpns(struct qphs_endpoint *ep, const struct qphs_rdma_hooks *h,
 	for (size_t i = 0; i < n; i++) {
 		struct ibv_qp *qp = ep->qp[i % (size_t)ep->nqp].qp;
 
-		d->qp_num[i] = h->advertise_qpn ? h->advertise_qpn : qp ? qp->qp_num : 0;
+		d->qp_num[i] = h->advertise_qpn_set || h->advertise_qpn ? h->advertise_qpn
+			       : qp ? qp->qp_num : 0;
 	}
 	return 0;
 }
@@ -74,6 +75,13 @@ int qphs__hs_send(struct qphs_context *ctx, const char *server,
 		  const struct qphs__hs_desc *d, struct qphs__hs_desc *reply, char *errtxt,
 		  size_t errlen)
 {
+	return qphs__hs_send_timed(ctx, server, d, reply, errtxt, errlen, NULL);
+}
+
+int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
+			const struct qphs__hs_desc *d, struct qphs__hs_desc *reply, char *errtxt,
+			size_t errlen, double *connect_ms)
+{
 	struct qphs_client_result res;
 	char *json = NULL;
 	size_t len = 0;
@@ -82,8 +90,12 @@ int qphs__hs_send(struct qphs_context *ctx, const char *server,
 	if ((rc = qphs__hs_desc_encode(d, &json, &len)))
 		return rc;
 	memset(&res, 0, sizeof(res));
-	rc = qphs_client_request(ctx->cfg, server, QPHS_HS_CONNECTION, json, len, &res);
+	rc = qphs_client_request(ctx->cfg, server,
+				 ctx->cfg->old_protocol ? QPHS_HS_OLD_PROTOCOL : QPHS_HS_CONNECTION,
+				 json, len, &res);
 	free(json);
+	if (connect_ms)
+		*connect_ms = res.connect_ms;
 	snprintf(errtxt, errlen, "%s", res.errstr);
 	if (rc && rc != QPHS_ERR_REJECT_HANDSHAKE) {
 		free(res.reply);

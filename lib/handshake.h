@@ -13,6 +13,11 @@ int qphs__local_path_mtu(struct qphs_context *ctx);
 int qphs__hs_send(struct qphs_context *ctx, const char *server,
 		  const struct qphs__hs_desc *d, struct qphs__hs_desc *reply, char *errtxt,
 		  size_t errlen);
+/* The same; *connect_ms (may be NULL) gets the TCP connect's time, also
+ * when connecting failed. */
+int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
+			const struct qphs__hs_desc *d, struct qphs__hs_desc *reply, char *errtxt,
+			size_t errlen, double *connect_ms);
 int qphs__seg_local(struct qphs_rdma *r, const char *checksum_dev, size_t checksum_len,
 		    struct qphs__segment_desc *s);
 int qphs__seg_fetch(struct qphs_context *ctx, const char *server, const char *ask,

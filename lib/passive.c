@@ -37,6 +37,10 @@ static void reject(struct passive *p, const char *fmt, ...)
 	va_end(ap);
 	QPHS_ERR("[Handshake] rejecting request from %s: %s", p->peer->local_nic_path, msg);
 	qphs__desc_set_str(&p->out->reply_msg, msg);
+	pthread_mutex_lock(&p->r->lock);
+	p->r->n_rejections++;
+	snprintf(p->r->last_rejection, sizeof(p->r->last_rejection), "%s", msg);
+	pthread_mutex_unlock(&p->r->lock);
 }
 
 /* Checks that need no endpoint.  Returns 0 when setup may go on. */

@@ -263,6 +263,22 @@ const char *qphs_rdma_errstr(const struct qphs_rdma *r)
 	return r->errstr;
 }
 
+uint64_t qphs_rdma_last_rejection(struct qphs_rdma *r, char *buf, size_t len)
+{
+	uint64_t n;
+
+	if (len)
+		buf[0] = '\0';
+	if (!r)
+		return 0;
+	pthread_mutex_lock(&r->lock);
+	n = r->n_rejections;
+	if (len)
+		snprintf(buf, len, "%s", r->last_rejection);
+	pthread_mutex_unlock(&r->lock);
+	return n;
+}
+
 const char *qphs_context_nic_path(const struct qphs_context *ctx)
 {
 	return ctx->nic_path;

@@ -33,6 +33,9 @@ struct qphs_rdma {
 	struct qphs_context *ctx[QPHS__MAX_CTX];
 	int nctx;
 	char errstr[QPHS__TEXT_LEN];
+	/* The passive side's last rejection (reply_msg sent), under lock. */
+	uint64_t n_rejections;
+	char last_rejection[QPHS__TEXT_LEN];
 	/* Worker pool: passive setups and metadata requests. */
 	pthread_mutex_t qlock;
 	pthread_cond_t qcond;
@@ -101,11 +104,19 @@ struct qphs_endpoint {
 	uint64_t tr_ok[QPHS_TR_COUNT], tr_failed[QPHS_TR_COUNT];
 	uint64_t reset_skipped, connect_attempts, retired_retries;
 	double rpc_ms, setup_ms, ack_ms, passive_setup_ms;
+	/* The last setup, ms: the Connection request's TCP connect, and each
+	 * transition summed over the QPs (failed call included); < 0 = did not
+	 * happen.  Reset together by qphs__ep_timings_clear. */
+	double tcp_ms, tr_ms[QPHS_TR_COUNT];
 	int last_error;
 	char errstr[QPHS__TEXT_LEN];
 	char reply_sent[512];
 	char reply_received[512];
 };
+
+/* Marks every per-setup timing "did not happen".  ep->lock held (or ep
+ * not shared yet). */
+void qphs__ep_timings_clear(struct qphs_endpoint *ep);
 
 /* context.c */
 int qphs__context_open(struct qphs_rdma *r, const char *device,

@@ -75,13 +75,32 @@ static void fail_step(struct qphs_endpoint *ep, int step, int err, int qi,
 		 ep->qp[qi].qp ? ep->qp[qi].qp->qp_num : 0, ep->peer_path);
 }
 
+void qphs__ep_timings_clear(struct qphs_endpoint *ep)
+{
+	ep->tcp_ms = -1;
+	for (int i = 0; i < QPHS_TR_COUNT; i++)
+		ep->tr_ms[i] = -1;
+}
+
+/* Adds the time since t0 to transition step's total. */
+static void timed(struct qphs_endpoint *ep, int step, double t0)
+{
+	double ms = qphs__mono_ms() - t0;
+
+	ep->tr_ms[step] = ep->tr_ms[step] < 0 ? ms : ep->tr_ms[step] + ms;
+}
+
 static int setup_one(struct qphs_endpoint *ep, int qi, struct qphs__rtr_params *p, int init_rd)
 {
 	struct qphs_context *ctx = ep->ctx;
 	struct qphs__qp *qp = &ep->qp[qi];
+	double t0 = qphs__mono_ms();
 	int skipped, rc;
 
-	if ((rc = qphs__qp_to_reset(ctx, qp, ctx->cfg->strict_reset, &skipped))) {
+	rc = qphs__qp_to_reset(ctx, qp, ctx->cfg->strict_reset, &skipped);
+	if (!skipped)
+		timed(ep, QPHS_TR_RESET, t0); /* a skipped RESET did not happen */
+	if (rc) {
 		fail_step(ep, QPHS_TR_RESET, rc, qi, NULL, init_rd);
 		return rc;
 	}
@@ -89,17 +108,26 @@ static int setup_one(struct qphs_endpoint *ep, int qi, struct qphs__rtr_params *
 		ep->reset_skipped++;
 	else
 		ep->tr_ok[QPHS_TR_RESET]++;
-	if ((rc = qphs__qp_to_init(ctx, qp))) {
+	t0 = qphs__mono_ms();
+	rc = qphs__qp_to_init(ctx, qp);
+	timed(ep, QPHS_TR_INIT, t0);
+	if (rc) {
 		fail_step(ep, QPHS_TR_INIT, rc, qi, NULL, init_rd);
 		return rc;
 	}
 	ep->tr_ok[QPHS_TR_INIT]++;
-	if ((rc = qphs__qp_to_rtr(ctx, qp, p))) {
+	t0 = qphs__mono_ms();
+	rc = qphs__qp_to_rtr(ctx, qp, p);
+	timed(ep, QPHS_TR_RTR, t0);
+	if (rc) {
 		fail_step(ep, QPHS_TR_RTR, rc, qi, p, init_rd);
 		return rc;
 	}
 	ep->tr_ok[QPHS_TR_RTR]++;
-	if ((rc = qphs__qp_to_rts(ctx, qp, init_rd))) {
+	t0 = qphs__mono_ms();
+	rc = qphs__qp_to_rts(ctx, qp, init_rd);
+	timed(ep, QPHS_TR_RTS, t0);
+	if (rc) {
 		fail_step(ep, QPHS_TR_RTS, rc, qi, p, init_rd);
 		return rc;
 	}
@@ -115,6 +143,8 @@ int qphs__ep_setup_locked(struct qphs_endpoint *ep, const uint8_t peer_gid[16],
 	int init_rd, mtu = choose_mtu(ctx, peer_mtu);
 
 	memcpy(p.dgid.raw, peer_gid, 16);
+	for (int i = 0; i < QPHS_TR_COUNT; i++)
+		ep->tr_ms[i] = -1;
 	p.path_mtu = qphs__verbs_mtu_enum(mtu);
 	choose_rd_atomic(ep, &p.rd_atomic, &init_rd);
 	ep->path_mtu = mtu;

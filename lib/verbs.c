@@ -292,6 +292,36 @@ struct ibv_context *qphs__verbs_open(const char *name, char *err, size_t errlen)
 	return c;
 }
 
+int qphs__verbs_device_names(char (*names)[64], int max)
+{
+	struct ibv_device **list;
+	int n = 0, i;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return errno ? -errno : -ENODEV;
+	for (i = 0; i < n && i < max; i++)
+		snprintf(names[i], 64, "%s", ibv_get_device_name(list[i]));
+	ibv_free_device_list(list);
+	return i;
+}
+
+int qphs__verbs_device_vendor(const char *name, uint32_t *vendor_id)
+{
+	struct ibv_device_attr da;
+	char err[160];
+	struct ibv_context *c = qphs__verbs_open(name, err, sizeof(err));
+	int rc;
+
+	if (!c)
+		return ENODEV;
+	rc = ibv_query_device(c, &da);
+	if (!rc)
+		*vendor_id = da.vendor_id;
+	ibv_close_device(c);
+	return rc;
+}
+
 int qphs__verbs_close(struct ibv_context *c) { return ibv_close_device(c); }
 
 int qphs__verbs_query_gid(struct ibv_context *c, uint8_t port, int index,

@@ -64,6 +64,11 @@ extern const char *const qphs__quirk_profiles[];
 
 /* Passthroughs for calls no quirk touches (still the only ibv_* callers). */
 struct ibv_context *qphs__verbs_open(const char *name, char *err, size_t errlen);
+/* The names of up to max devices into names[i] (64 bytes each); returns how
+ * many were written, or -errno when the list cannot be read. */
+int qphs__verbs_device_names(char (*names)[64], int max);
+/* The vendor id device name reports (opens and closes it); 0 or an errno. */
+int qphs__verbs_device_vendor(const char *name, uint32_t *vendor_id);
 int qphs__verbs_close(struct ibv_context *c);
 int qphs__verbs_query_gid(struct ibv_context *c, uint8_t port, int index,
 			  union ibv_gid *gid, int *gid_type);

@@ -32,6 +32,20 @@ struct qphs_daemon *hs_test_daemon(const struct qphs_config *cfg, const struct q
 	return d;
 }
 
+struct qphs_daemon *hs_test_serve(const struct qphs_config *cfg, unsigned types,
+				  qphs_handler_fn fn, void *user)
+{
+	struct qphs_daemon *d = NULL;
+
+	ck_assert_int_eq(qphs_daemon_new(cfg, &d), 0);
+	for (int t = 0; t < 32; t++)
+		if (types & HS_BIT(t))
+			ck_assert_int_eq(qphs_daemon_set_handler(d, t, fn, user), 0);
+	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
+	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	return d;
+}
+
 const char *hs_test_addr(const struct qphs_daemon *d)
 {
 	static char buf[64];

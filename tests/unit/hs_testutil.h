@@ -16,6 +16,15 @@ void hs_test_config(struct qphs_config *cfg);
 struct qphs_daemon *hs_test_daemon(const struct qphs_config *cfg,
 				   const struct qphs_fault *fault);
 
+/* The bit of one request type in hs_test_serve's mask. */
+#define HS_BIT(type) (1u << (type))
+
+/* New daemon with fn(user) handling every request type whose HS_BIT is in
+ * types, listening on 127.0.0.1 (random RPC port), started.  cfg may be
+ * NULL (the library's defaults).  Fails the test on error. */
+struct qphs_daemon *hs_test_serve(const struct qphs_config *cfg, unsigned types,
+				  qphs_handler_fn fn, void *user);
+
 /* "127.0.0.1:PORT" of d, in static storage. */
 const char *hs_test_addr(const struct qphs_daemon *d);
 

@@ -167,7 +167,9 @@ START_TEST(agent_doc_report_example_maps_to_facts)
 	ck_assert_str_eq(f.code, "OK");
 	ck_assert_str_eq(f.reply_received, "");
 	ck_assert_int_eq(f.time_ms[QPLAB_TIME_READY_ACK], 1);
-	ck_assert_int_eq(f.time_ms[QPLAB_TIME_RTR], -1); /* the agent does not time transitions */
+	ck_assert_int_eq(f.time_ms[QPLAB_TIME_RTR], 2);
+	ck_assert_int_eq(f.time_ms[QPLAB_TIME_TCP_CONNECT], 0); /* 0 ms is a value */
+	ck_assert_int_eq(f.time_ms[QPLAB_TIME_RESET], -1); /* null: skipped, did not happen */
 	ck_assert_int_eq(f.time_ms[QPLAB_TIME_STEP], -1); /* the runner's, not the agent's */
 	qplab_facts_free(&f);
 }
@@ -197,7 +199,7 @@ END_TEST
 START_TEST(agent_report_picks_the_peers_endpoint_and_rejects_wrong_types)
 {
 	const char *two = "{\"v\":1,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
-			  "\"endpoints\":[{\"peer\":\"x@r\",\"status\":\"DESTROYING\"},{\"peer\":\"y@r\",\"status\":\"CONNECTED\"}],"
+			  "\"gid_index\":5,\"endpoints\":[{\"peer\":\"x@r\",\"status\":\"DESTROYING\"},{\"peer\":\"y@r\",\"status\":\"CONNECTED\"}],"
 			  "\"device_qps\":[]}";
 	const char *wrong = "{\"v\":1,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
 			    "\"endpoints\":5}";
@@ -214,6 +216,7 @@ START_TEST(agent_report_picks_the_peers_endpoint_and_rejects_wrong_types)
 	qplab_facts_free(&f);
 	ck_assert_int_eq(qplab_facts_from_reply(&m, "z@r", &f, err, sizeof(err)), 0);
 	ck_assert_str_eq(f.endpoint, "NONE"); /* two endpoints, neither is z's */
+	ck_assert_int_eq(f.gid_index, 5);      /* the context's, without an endpoint */
 	qplab_facts_free(&f);
 	qplab_agent_msg_free(&m);
 
@@ -242,9 +245,44 @@ START_TEST(agent_probe_and_raw_frame_replies_map_to_facts)
 	ck_assert_int_eq(qplab_agent_parse_line(raw, strlen(raw), &m, err, sizeof(err)), 0);
 	ck_assert_int_eq(qplab_facts_from_reply(&m, NULL, &f, err, sizeof(err)), 0);
 	ck_assert_str_eq(f.frame_outcome, "closed");
-	ck_assert_str_eq(f.code, ""); /* a probe or raw frame is not "the last call" */
+	ck_assert_str_eq(f.code, "OK"); /* the daemon refused nothing */
+	ck_assert_int_eq(f.daemon_alive, 0); /* the probe's, untouched by a reply without one */
 	qplab_agent_msg_free(&m);
 	qplab_facts_free(&f);
+}
+END_TEST
+
+START_TEST(agent_doc_raw_frame_examples_map_to_facts)
+{
+	struct qplab_facts f;
+
+	facts_of_doc("\"op\": \"raw_frame\", \"ok\": true,\n \"code\": \"ERR_FRAME_ZERO_LENGTH\"", NULL, &f);
+	ck_assert_str_eq(f.frame_outcome, "closed");
+	ck_assert_int_eq(f.daemon_alive, 1);
+	ck_assert_str_eq(f.code, "ERR_FRAME_ZERO_LENGTH");
+	ck_assert(!strncmp(f.error_text, "[Handshake] closing connection from ", 36));
+	ck_assert_ptr_nonnull(strstr(f.error_text, "frame length is zero"));
+	qplab_facts_free(&f);
+
+	facts_of_doc("\"stale_qpns\"", NULL, &f);
+	ck_assert_str_eq(f.frame_outcome, "replied");
+	ck_assert_str_eq(f.code, "ERR_REJECT_HANDSHAKE");
+	ck_assert_str_eq(f.reply_received, "Received stale RDMA ready ACK with mismatched peer QP numbers");
+	ck_assert_int_eq(f.daemon_alive, -1); /* not asked */
+	qplab_facts_free(&f);
+}
+END_TEST
+
+START_TEST(agent_raw_frame_kind_lines_are_exact)
+{
+	char *l = qplab_agent_req_raw_frame_kind(4, NULL, "zero-length", NULL, 2000);
+
+	ck_assert_str_eq(l, "{\"v\":1,\"id\":4,\"op\":\"raw_frame\",\"kind\":\"zero-length\",\"deadline_ms\":2000}\n");
+	free(l);
+	l = qplab_agent_req_raw_frame_kind(5, NULL, "stale_ack", "10.77.0.2:12001@rxe0", -1);
+	ck_assert_str_eq(l, "{\"v\":1,\"id\":5,\"op\":\"raw_frame\",\"kind\":\"stale_ack\","
+			    "\"peer\":\"10.77.0.2:12001@rxe0\"}\n");
+	free(l);
 }
 END_TEST
 
@@ -261,5 +299,7 @@ Suite *suite_agent_msg(void)
 	tcase_add_test(tc, agent_doc_connect_and_datapath_examples_map_to_facts);
 	tcase_add_test(tc, agent_report_picks_the_peers_endpoint_and_rejects_wrong_types);
 	tcase_add_test(tc, agent_probe_and_raw_frame_replies_map_to_facts);
+	tcase_add_test(tc, agent_doc_raw_frame_examples_map_to_facts);
+	tcase_add_test(tc, agent_raw_frame_kind_lines_are_exact);
 	return s;
 }

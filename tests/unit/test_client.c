@@ -156,10 +156,7 @@ START_TEST(client_rejection_carries_the_peers_text)
 	int rc;
 
 	hs_test_config(&cfg);
-	ck_assert_int_eq(qphs_daemon_new(&cfg, &d), 0);
-	qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, reply_fixed, rep);
-	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
-	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), reply_fixed, rep);
 	rc = qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
 				 strlen(CONN_BODY), &res);
 	ck_assert_int_eq(rc, QPHS_ERR_REJECT_HANDSHAKE);
@@ -181,10 +178,7 @@ START_TEST(client_connection_reply_of_wrong_shape_is_malformed_json)
 	int rc;
 
 	hs_test_config(&cfg);
-	ck_assert_int_eq(qphs_daemon_new(&cfg, &d), 0);
-	qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, reply_fixed, rep);
-	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
-	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), reply_fixed, rep);
 	rc = qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
 				 strlen(CONN_BODY), &res);
 	ck_assert_int_eq(rc, QPHS_ERR_MALFORMED_JSON);
@@ -204,10 +198,7 @@ START_TEST(client_old_protocol_request_gets_untyped_reply)
 	struct qphs_config cfg;
 
 	hs_test_config(&cfg);
-	ck_assert_int_eq(qphs_daemon_new(&cfg, &d), 0);
-	qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, reply_fixed, rep);
-	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
-	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), reply_fixed, rep);
 	ck_assert_int_eq(qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_OLD_PROTOCOL,
 					     CONN_BODY, strlen(CONN_BODY), &res), 0);
 	ck_assert_int_eq(res.reply_type, QPHS_HS_OLD_PROTOCOL);

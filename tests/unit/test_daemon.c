@@ -150,11 +150,8 @@ START_TEST(daemon_handler_failure_becomes_reply_msg_or_close)
 	int rc;
 
 	hs_test_config(&cfg);
-	ck_assert_int_eq(qphs_daemon_new(&cfg, &d), 0);
-	qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, fail_handler, NULL);
-	qphs_daemon_set_handler(d, QPHS_HS_METADATA, fail_handler, NULL);
-	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
-	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION) | HS_BIT(QPHS_HS_METADATA), fail_handler,
+			  NULL);
 	rc = qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
 				 strlen(CONN_BODY), &res);
 	ck_assert_int_eq(rc, QPHS_ERR_REJECT_HANDSHAKE);
@@ -222,10 +219,7 @@ START_TEST(daemon_never_raises_sigpipe)
 
 	/* SIGPIPE keeps its default action: raised, it would end this test. */
 	signal(SIGPIPE, SIG_DFL);
-	ck_assert_int_eq(qphs_daemon_new(NULL, &d), 0);
-	qphs_daemon_set_handler(d, QPHS_HS_NOTIFY, reply_huge, NULL);
-	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
-	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	d = hs_test_serve(NULL, HS_BIT(QPHS_HS_NOTIFY), reply_huge, NULL);
 	for (int i = 0; i < 5; i++) {
 		int fd = hs_test_connect(qphs_daemon_port(d), 5);
 		ck_assert_int_eq(send(fd, req, n, MSG_NOSIGNAL), (ssize_t)n);
@@ -458,10 +452,7 @@ START_TEST(daemon_handler_answers_from_another_thread)
 	pthread_t t;
 
 	hs_test_config(&cfg);
-	ck_assert_int_eq(qphs_daemon_new(&cfg, &d), 0);
-	qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, hold, NULL);
-	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
-	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), hold, NULL);
 	pthread_create(&t, NULL, answer_later, NULL);
 	/* While the handler holds one request, the loop keeps serving. */
 	ck_assert_int_eq(qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
@@ -493,10 +484,7 @@ START_TEST(daemon_stops_promptly_with_connections_in_flight)
 	int fds[50];
 	pthread_t t;
 
-	ck_assert_int_eq(qphs_daemon_new(NULL, &d), 0);
-	qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, hold, NULL);
-	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
-	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	d = hs_test_serve(NULL, HS_BIT(QPHS_HS_CONNECTION), hold, NULL);
 	snprintf(addr, sizeof(addr), "%s", hs_test_addr(d));
 	for (int i = 0; i < 50; i++)
 		fds[i] = hs_test_connect(qphs_daemon_port(d), 5);

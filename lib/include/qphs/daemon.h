@@ -128,6 +128,24 @@ struct qphs_daemon_stats {
 				    * ran out of file descriptors (added) */
 };
 
+/* The daemon's last refusal (added): the last request it refused before
+ * any handler ran — a bad frame, a body that is not JSON, a body of the
+ * wrong shape (closed, or for a Connection answered with an error reply) —
+ * with the very line it logged ("[Handshake] closing connection from
+ * ADDR:PORT without a reply: frame length is zero (ERR_FRAME_ZERO_LENGTH)").
+ * count counts every refusal since the daemon was made (0: none yet, and
+ * code and text are then 0 and ""); a caller that compares count before
+ * and after sending knows whether the text is about its own request. */
+#define QPHS_DAEMON_REFUSAL_TEXT 400
+struct qphs_daemon_refusal {
+	uint64_t count;
+	int code;                  /* the error table code of the reason */
+	char text[QPHS_DAEMON_REFUSAL_TEXT];
+};
+/* Any thread.  out: caller's. */
+QPHS_EXPORT void qphs_daemon_last_refusal(const struct qphs_daemon *d,
+					  struct qphs_daemon_refusal *out);
+
 /* Any thread. */
 QPHS_EXPORT void qphs_daemon_stats(const struct qphs_daemon *d,
 				   struct qphs_daemon_stats *out);

@@ -26,6 +26,7 @@
 #ifndef QPHS_RDMA_H
 #define QPHS_RDMA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,6 +74,13 @@ QPHS_EXPORT int qphs_rdma_attach(struct qphs_rdma *r, struct qphs_daemon *d);
 /* Last error text of r (borrowed; valid until the next call on r). */
 QPHS_EXPORT const char *qphs_rdma_errstr(const struct qphs_rdma *r);
 
+/* The passive side's last rejection (added): the reply_msg of the last
+ * Connection request r's handlers refused — QP count, nic path, GID,
+ * device, a failed setup, a stale ready-ACK — copied into buf (caller's,
+ * len bytes; "" when none).  Returns how many there were.  Any thread;
+ * r may be NULL (returns 0). */
+QPHS_EXPORT uint64_t qphs_rdma_last_rejection(struct qphs_rdma *r, char *buf, size_t len);
+
 /* Lab hooks: make this context lie on the wire, for failure scenarios.
  * Zero / NULL fields are off. */
 struct qphs_rdma_hooks {
@@ -81,6 +89,7 @@ struct qphs_rdma_hooks {
 	int advertise_qp_count;        /* qp_num sent with this many entries */
 	const char *advertise_server;  /* server part of the nic path we send */
 	int passive_rtr_delay_ms;      /* passive side sleeps before RTR (worker) */
+	bool advertise_qpn_set;        /* advertise_qpn applies even when 0 (QPN 0) */
 };
 /* hooks: copied (strings too).  NULL clears all. */
 QPHS_EXPORT int qphs_context_set_hooks(struct qphs_context *ctx,
@@ -176,6 +185,13 @@ struct qphs_endpoint_info {
 	 * peer's whole passive setup), our own transitions, the ACK round trip. */
 	double rpc_ms, setup_ms, ack_ms;
 	double passive_setup_ms;          /* last passive setup's transitions */
+	/* The last setup, active or passive (added), in ms: the TCP connect of
+	 * its Connection request (active only), and each transition summed
+	 * over the endpoint's QPs, a failed call included (an RTR that times
+	 * out shows its whole wait).  < 0: it did not happen (a RESET skipped
+	 * because the QP was in RESET; the steps after a failed one). */
+	double tcp_connect_ms;
+	double transition_ms[QPHS_TR_COUNT];
 };
 /* Fills out (caller's).  Reads every QP's state with ibv_query_qp. */
 QPHS_EXPORT int qphs_endpoint_info(struct qphs_endpoint *ep,
