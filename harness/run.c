@@ -230,6 +230,13 @@ int cmd_run(int argc, char **argv)
 		qplab_catalogue_free(&cat);
 		return QPLAB_EXIT_USAGE;
 	}
+	/* Before anything is built or booted; inside the lab the mode's own
+	 * reason is given (run_here). */
+	if (o.backend != QPLAB_BACKEND_SHARED && o.backend != QPLAB_BACKEND_NETNS &&
+	    qplab_run_check_jobs(&o, NULL, err, sizeof(err))) {
+		qplab_catalogue_free(&cat);
+		return qplab_usage_error("run: %s", err);
+	}
 	catch_signals();
 	if (o.backend == QPLAB_BACKEND_VM || (o.backend == QPLAB_BACKEND_AUTO && !host_has_netns()))
 		rc = run_in_vm(argc, argv, &o, cat.n);

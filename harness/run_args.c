@@ -23,9 +23,10 @@ void qplab_run_usage(FILE *out)
 		"                'hosts' is reserved for real machines and not available yet\n"
 		"  --kernel K    run on kernel K (vm backend; repeat for several, merged results)\n"
 		"  --tag T       only scenarios tagged T (repeat: any of them)\n"
-		"  --jobs N      scenarios at once (refused where the topology cannot)\n"
+		"  --jobs N      scenarios at once: only 1 for now (N > 1 is refused with the reason)\n"
 		"  --out DIR     output directory\n"
-		"  --keep        leave a failed scenario's topology in place for inspection\n"
+		"  --keep        leave the topology of a scenario that errored, and of the last\n"
+		"                scenario, in place for inspection (netns/topo down --name ID)\n"
 		"Exit: 0 all passed or skipped, 1 a scenario failed, 2 usage error or bad file.\n");
 }
 
@@ -120,10 +121,14 @@ int qplab_run_parse_args(int argc, char **argv, struct qplab_run_opts *o, char *
 
 int qplab_run_check_jobs(const struct qplab_run_opts *o, const char *mode, char *err, size_t errlen)
 {
-	if (o->jobs > 1 && mode && !strcmp(mode, "shared")) {
+	if (o->jobs <= 1)
+		return 0;
+	if (mode && !strcmp(mode, "shared"))
 		snprintf(err, errlen, "--jobs %d: the shared topology mode rewrites one routing table "
 				      "and runs one scenario at a time", o->jobs);
-		return QPHS_ERR_INVALID_ARGUMENT;
-	}
-	return 0;
+	else
+		snprintf(err, errlen, "--jobs %d: the runner runs one scenario at a time (netns topologies "
+				      "have names of their own and could run side by side, but scenarios are "
+				      "not run in parallel yet)", o->jobs);
+	return QPHS_ERR_INVALID_ARGUMENT;
 }

@@ -53,8 +53,9 @@ int qplab_run_parse_args(int argc, char **argv, struct qplab_run_opts *o, char *
 /* Prints the usage text. */
 void qplab_run_usage(FILE *out);
 
-/* Refuses --jobs > 1 for a topology mode that cannot run two scenarios at
- * once ("shared": one routing table).  Returns 0 or
+/* Refuses --jobs > 1, saying why for the mode (NULL: not known yet):
+ * "shared" cannot run two scenarios at once (one routing table); netns
+ * could, but the runner does not run scenarios in parallel.  Returns 0 or
  * QPHS_ERR_INVALID_ARGUMENT with a message in err. */
 int qplab_run_check_jobs(const struct qplab_run_opts *o, const char *mode, char *err,
 			 size_t errlen);

@@ -288,9 +288,19 @@ static int undo_words(const struct qplab_plan *p, const struct qplab_step *st, c
 	}
 }
 
+/* "w0 w1 ..." of an undo, to run each distinct one once (a file that
+ * takes a link down and up twice needs one `link a up`). */
+static void undo_key(const char *const *w, char *key, size_t len)
+{
+	key[0] = '\0';
+	for (int c = 0; w[c]; c++)
+		snprintf(key + strlen(key), len - strlen(key), "%s ", w[c]);
+}
+
 int run_topo_reset(const struct run_topo *t, const struct qplab_plan *p)
 {
-	int rc = 0;
+	char done[32][64];
+	int ndone = 0, rc = 0;
 
 	for (size_t l = 0; l < p->nlinks; l++)
 		if (p->links[l].netem.set) {
@@ -301,14 +311,21 @@ int run_topo_reset(const struct run_topo *t, const struct qplab_plan *p)
 		}
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const char *w[3][6];
-		char mtu[16];
-		int n = undo_words(p, &p->steps[i], w, mtu);
+		char mtu[16], key[64];
+		int n = undo_words(p, &p->steps[i], w, mtu), seen;
 
 		if (n < 0)
 			return -1;
 		for (int k = 0; k < n; k++) {
 			int c = 0;
 
+			undo_key(w[k], key, sizeof(key));
+			for (seen = 0; seen < ndone && strcmp(done[seen], key); seen++)
+				;
+			if (seen < ndone)
+				continue;
+			if (ndone < 32)
+				snprintf(done[ndone++], sizeof(done[0]), "%s", key);
 			while (w[k][c])
 				c++;
 			/* An undo that finds nothing to undo fails harmlessly

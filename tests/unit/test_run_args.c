@@ -87,9 +87,11 @@ START_TEST(run_jobs_refused_in_shared_mode)
 	char err[256];
 
 	ck_assert_int_eq(parse("--jobs 4", &o, err, sizeof(err)), 0);
-	ck_assert_int_eq(qplab_run_check_jobs(&o, "netns", err, sizeof(err)), 0);
+	ck_assert_int_eq(qplab_run_check_jobs(&o, "netns", err, sizeof(err)), QPHS_ERR_INVALID_ARGUMENT);
+	ck_assert_ptr_nonnull(strstr(err, "not run in parallel yet"));
+	ck_assert_int_eq(qplab_run_check_jobs(&o, NULL, err, sizeof(err)), QPHS_ERR_INVALID_ARGUMENT);
 	ck_assert_int_eq(qplab_run_check_jobs(&o, "shared", err, sizeof(err)), QPHS_ERR_INVALID_ARGUMENT);
-	ck_assert_ptr_nonnull(strstr(err, "one scenario at a time"));
+	ck_assert_ptr_nonnull(strstr(err, "one routing table"));
 	o.jobs = 1;
 	ck_assert_int_eq(qplab_run_check_jobs(&o, "shared", err, sizeof(err)), 0);
 }

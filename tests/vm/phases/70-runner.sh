@@ -4,7 +4,9 @@
 # passes and a wrong expectation fails with expected/observed per host;
 # syntax error, unknown key and duplicate key are refused with file:line
 # (exit 2); SIGINT in the middle of a scenario leaves no namespace, veth,
-# rxe device, rule or agent process.  Outputs under build/check-lab/.
+# rxe device, rule or agent process; then the catalogue's smoke slice and
+# the step self-tests (tests/lab/steps-*.json: every step kind has its
+# effect) in one run, which must pass.  Outputs under build/check-lab/.
 build=${QPLAB_BUILD:-$QPLAB_ROOT/build}
 Q=$build/qplab
 OUT=$build/check-lab
@@ -56,3 +58,21 @@ left=$( { ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -
 ! ip rule show | grep -q '10\.199\.' || fail "rules left over after SIGINT: $(ip rule show | grep '10\.199\.')"
 ! pgrep -f 'qplab agent' >/dev/null || fail "agent processes left over after SIGINT: $(pgrep -af 'qplab agent')"
 note "run with SIGINT in scenario 3: $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms, nothing left"
+
+# 3. The catalogue's `smoke` slice and the step self-tests, one run (one
+# topology: the steps-* files share the smoke scenarios' two hosts; the
+# topology steps are undone between scenarios, the device deletion sorts
+# last).  Every scenario must pass or skip.
+t0=${EPOCHREALTIME/[.,]/}
+rc=0
+"$Q" run scenarios "$LAB"/steps-*.json --tag smoke --tag steps --out "$OUT/smoke" \
+	>"$OUT/smoke.tap" 2>"$OUT/smoke.err" || rc=$?
+sed 's/^/  /' "$OUT/smoke.tap"
+[ $rc = 0 ] || fail "smoke slice and step self-tests: exit $rc (stderr: $OUT/smoke.err)"
+grep -q '^ok [0-9]* - lab/steps-agent$' "$OUT/smoke.tap" || fail "lab/steps-agent did not pass"
+grep -q '^ok [0-9]* - lab/steps-x-delete-device$' "$OUT/smoke.tap" || fail "lab/steps-x-delete-device did not pass"
+grep -q '^# overhead: ' "$OUT/smoke.tap" || fail "no # overhead line"
+left=$( { ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o 'qlr[0-9]*-[a-z0-9]*' || true)
+[ -z "$left" ] || fail "left over after the smoke run: $left"
+! pgrep -f 'qplab agent' >/dev/null || fail "agent processes left over after the smoke run"
+note "smoke slice + step self-tests: $(grep -c '^ok' "$OUT/smoke.tap") ok in $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms; $(grep '^# overhead' "$OUT/smoke.tap" | cut -c3-)"
