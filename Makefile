@@ -129,6 +129,7 @@ deps-check:
 
 unit: deps-check all $(BUILD)/tests/unit
 	QPLAB_BUILD=$(BUILD) $(TEST_PREFIX) $(BUILD)/tests/unit
+	tests/docs/readme-catalogue.sh .
 
 check: deps-check
 	$(MAKE) unit
