@@ -68,6 +68,18 @@ void lab_down(struct lab_host *h)
 	memset(h, 0, sizeof(*h));
 }
 
+void lab_down_clean(struct lab_host *a, struct lab_host *b)
+{
+	char da[sizeof(a->dev)], db[sizeof(b->dev)];
+
+	snprintf(da, sizeof(da), "%s", a->dev);
+	snprintf(db, sizeof(db), "%s", b->dev);
+	lab_down(a);
+	lab_down(b);
+	ck_assert_int_eq(lab_count_qps(da), 0);
+	ck_assert_int_eq(lab_count_qps(db), 0);
+}
+
 /* `rdma -j resource show qp`: entries with our pid on dev. */
 int lab_count_qps(const char *dev)
 {

@@ -40,6 +40,9 @@ void lab_up(struct lab_host *h, int i, const struct qphs_config *cfg);
 void lab_up_named(struct lab_host *h, int i, const struct qphs_config *cfg,
 		  const char *server);
 void lab_down(struct lab_host *h);
+/* Takes both hosts down and asserts no QP of this process is left on
+ * either device. */
+void lab_down_clean(struct lab_host *a, struct lab_host *b);
 /* Asserts every QP of ep is in RESET (nothing left half way). */
 void lab_assert_reset(struct qphs_endpoint *ep);
 /* Config with the suite's defaults (short reply timeout). */

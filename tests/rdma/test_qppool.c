@@ -74,10 +74,7 @@ START_TEST(pool_qps_connect_and_none_leak)
 	qphs_endpoint_close(ea);
 	qphs_endpoint_put(ea);
 	qphs_endpoint_put(eb);
-	lab_down(&a);
-	lab_down(&b);
-	ck_assert_int_eq(lab_count_qps(a.dev), 0);
-	ck_assert_int_eq(lab_count_qps(b.dev), 0);
+	lab_down_clean(&a, &b);
 }
 END_TEST
 
@@ -126,10 +123,7 @@ static void reconnect_qpns(enum qphs_reset_policy policy, int want_same)
 	wait_qps(a.dev, want_same ? 4 : 6);
 	qphs_endpoint_put(ea);
 	qphs_endpoint_put(eb);
-	lab_down(&a);
-	lab_down(&b);
-	ck_assert_int_eq(lab_count_qps(a.dev), 0);
-	ck_assert_int_eq(lab_count_qps(b.dev), 0);
+	lab_down_clean(&a, &b);
 }
 
 START_TEST(pool_reconstruct_brings_new_qpns)

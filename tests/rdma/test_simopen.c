@@ -92,10 +92,7 @@ START_TEST(simopen_rounds_converge_to_one_qp_set)
 	ck_assert_int_eq(lab_count_qps(b.dev), 2);
 	printf("# simultaneous open: %d rounds converged, %llu retries after retirement\n",
 	       rounds, (unsigned long long)retries);
-	lab_down(&a);
-	lab_down(&b);
-	ck_assert_int_eq(lab_count_qps(a.dev), 0);
-	ck_assert_int_eq(lab_count_qps(b.dev), 0);
+	lab_down_clean(&a, &b);
 }
 END_TEST
 
@@ -266,10 +263,7 @@ START_TEST(simopen_stale_reply_retires_and_retries)
 	lab_up(&b, 1, NULL);
 	old_qpn = provoke_stale_reply(&a, &b);
 	assert_one_set_each(&a, &b, old_qpn);
-	lab_down(&a);
-	lab_down(&b);
-	ck_assert_int_eq(lab_count_qps(a.dev), 0);
-	ck_assert_int_eq(lab_count_qps(b.dev), 0);
+	lab_down_clean(&a, &b);
 }
 END_TEST
 
