@@ -88,7 +88,7 @@ static size_t p_skip_init_rts(struct qphs__probe_env *e, struct qphs_probe_row *
 	if (!qphs__prow_fresh_qp(e, &qp, r))
 		return 1;
 	if (qphs__prow_setup_init(e, &qp, r)) {
-		qphs__pqp_rts_attr(&a, &mask, e->o->qp_timeout, 7);
+		qphs__pqp_rts_attr(&e->loc, &a, &mask, e->o->qp_timeout, 7);
 		snprintf(r->note, sizeof(r->note), "INIT -> RTS with the full RTS attributes");
 		qphs__prow_modify(&e->loc, &qp, &a, mask, r);
 	}
