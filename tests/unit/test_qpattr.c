@@ -99,60 +99,67 @@ static long field(const struct ibv_qp_attr *a, int mask, enum field f)
 	return -1;
 }
 
-/* The peer path of the rows, on top of what the configuration decides. */
-static void with_path(struct qphs__qp_params *q, const struct qphs_config *c)
+/* The rows' peer path, on top of what configuration c decides. */
+static struct qphs__qp_params params(const struct qphs_config *c)
 {
-	qphs__qp_params_config(q, c, (uint8_t)c->ib_port);
-	q->path_mtu = IBV_MTU_1024;
-	q->sgid_index = LOCAL_SGID;
-	q->dlid = PEER_LID;
-	q->dest_qpn = PEER_QPN;
+	struct qphs__qp_params q;
+
+	qphs__qp_params_config(&q, c, (uint8_t)c->ib_port);
+	q.path_mtu = IBV_MTU_1024;
+	q.sgid_index = LOCAL_SGID;
+	q.dlid = PEER_LID;
+	q.dest_qpn = PEER_QPN;
 	for (int i = 0; i < 16; i++)
-		q->dgid.raw[i] = (uint8_t)(0xa0 + i);
+		q.dgid.raw[i] = (uint8_t)(0xa0 + i);
+	return q;
 }
 
-/* Fills a with garbage first: whatever the builder does not set must come
- * out zero, not left over. */
-static void build(enum tr tr, const struct qphs__qp_params *q, struct ibv_qp_attr *a,
-		  int *mask)
+static struct qphs__qp_params defaults(void)
 {
-	memset(a, 0x5a, sizeof(*a));
-	*mask = -1;
+	struct qphs_config c;
+
+	qphs_config_init(&c);
+	return params(&c);
+}
+
+struct built {
+	struct ibv_qp_attr a;
+	int mask;
+};
+
+/* Fills the attributes with garbage first: whatever the builder does not
+ * set must come out zero, not left over. */
+static struct built build(enum tr tr, struct qphs__qp_params q)
+{
+	struct built b;
+
+	memset(&b.a, 0x5a, sizeof(b.a));
+	b.mask = -1;
 	if (tr == INIT)
-		qphs__qpattr_init(q, a, mask);
+		qphs__qpattr_init(&q, &b.a, &b.mask);
 	else if (tr == RTR)
-		qphs__qpattr_rtr(q, a, mask);
+		qphs__qpattr_rtr(&q, &b.a, &b.mask);
 	else
-		qphs__qpattr_rts(q, a, mask);
+		qphs__qpattr_rts(&q, &b.a, &b.mask);
+	return b;
 }
 
 START_TEST(qpattr_defaults_follow_spec_5)
 {
-	struct qphs_config c;
-	struct qphs__qp_params q;
-	struct ibv_qp_attr a;
-	int mask;
+	struct built b = build(rows[_i].tr, defaults());
+	long got = field(&b.a, b.mask, rows[_i].f);
 
-	qphs_config_init(&c);
-	with_path(&q, &c);
-	build(rows[_i].tr, &q, &a, &mask);
-	ck_assert_msg(field(&a, mask, rows[_i].f) == rows[_i].want, "%s: got %ld, want %ld",
-		      rows[_i].what, field(&a, mask, rows[_i].f), rows[_i].want);
+	ck_assert_msg(got == rows[_i].want, "%s: got %ld, want %ld", rows[_i].what, got,
+		      rows[_i].want);
 }
 END_TEST
 
 START_TEST(qpattr_rtr_carries_peer_gid)
 {
-	struct qphs_config c;
-	struct qphs__qp_params q;
-	struct ibv_qp_attr a;
-	int mask;
+	struct built b = build(RTR, defaults());
 
-	qphs_config_init(&c);
-	with_path(&q, &c);
-	build(RTR, &q, &a, &mask);
 	for (int i = 0; i < 16; i++)
-		ck_assert_uint_eq(a.ah_attr.grh.dgid.raw[i], 0xa0 + i);
+		ck_assert_uint_eq(b.a.ah_attr.grh.dgid.raw[i], 0xa0 + i);
 }
 END_TEST
 
@@ -160,9 +167,7 @@ END_TEST
 START_TEST(qpattr_config_reaches_attributes)
 {
 	struct qphs_config c;
-	struct qphs__qp_params q;
-	struct ibv_qp_attr a;
-	int mask;
+	struct built b;
 
 	qphs_config_init(&c);
 	c.ib_port = 2;
@@ -172,37 +177,29 @@ START_TEST(qpattr_config_reaches_attributes)
 	c.qp_timeout = 20;
 	c.qp_retry_cnt = 6;
 	c.qp_rnr_retry = 4;
-	with_path(&q, &c);
-	build(INIT, &q, &a, &mask);
-	ck_assert_uint_eq(a.port_num, 2);
-	ck_assert_uint_eq(a.pkey_index, 3);
-	build(RTR, &q, &a, &mask);
-	ck_assert_uint_eq(a.ah_attr.port_num, 2);
-	ck_assert_uint_eq(a.ah_attr.grh.traffic_class, 106);
-	ck_assert_uint_eq(a.ah_attr.sl, 5);
-	build(RTS, &q, &a, &mask);
-	ck_assert_uint_eq(a.timeout, 20);
-	ck_assert_uint_eq(a.retry_cnt, 6);
-	ck_assert_uint_eq(a.rnr_retry, 4);
+	b = build(INIT, params(&c));
+	ck_assert_uint_eq(b.a.port_num, 2);
+	ck_assert_uint_eq(b.a.pkey_index, 3);
+	b = build(RTR, params(&c));
+	ck_assert_uint_eq(b.a.ah_attr.port_num, 2);
+	ck_assert_uint_eq(b.a.ah_attr.grh.traffic_class, 106);
+	ck_assert_uint_eq(b.a.ah_attr.sl, 5);
+	b = build(RTS, params(&c));
+	ck_assert_uint_eq(b.a.timeout, 20);
+	ck_assert_uint_eq(b.a.retry_cnt, 6);
+	ck_assert_uint_eq(b.a.rnr_retry, 4);
 }
 END_TEST
 
 /* The clamped depths a setup chooses (setup.c) replace Mooncake's 16. */
 START_TEST(qpattr_rd_atomic_depths_as_given)
 {
-	struct qphs_config c;
-	struct qphs__qp_params q;
-	struct ibv_qp_attr a;
-	int mask;
+	struct qphs__qp_params q = defaults();
 
-	qphs_config_init(&c);
-	with_path(&q, &c);
 	q.dest_rd_atomic = 8;
 	q.rd_atomic = 4;
-	build(RTR, &q, &a, &mask);
-	ck_assert_uint_eq(a.max_dest_rd_atomic, 8);
-	build(RTS, &q, &a, &mask);
-	ck_assert_uint_eq(a.max_rd_atomic, 4);
+	ck_assert_uint_eq(build(RTR, q).a.max_dest_rd_atomic, 8);
+	ck_assert_uint_eq(build(RTS, q).a.max_rd_atomic, 4);
 }
 END_TEST
 
