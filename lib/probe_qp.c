@@ -39,12 +39,7 @@ int qphs__pqp_modify(struct qphs__side *s, struct qphs__qp *qp, struct ibv_qp_at
 
 int qphs__pqp_state(struct qphs__side *s, struct qphs__qp *qp)
 {
-	struct ibv_qp_attr a;
-	struct ibv_qp_init_attr ia;
-
-	if (!qp->qp || s->v.ops->query_qp(&s->v, qp, &a, IBV_QP_STATE, &ia))
-		return -1;
-	return (int)a.qp_state;
+	return qphs__verbs_qp_state(&s->v, qp);
 }
 
 /* What a real setup from s towards qpn on `to` would use with the default

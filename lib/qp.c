@@ -47,12 +47,7 @@ int qphs__qp_destroy(struct qphs_context *ctx, struct qphs__qp *qp)
 /* The state as the driver reports it, or -1. */
 int qphs__qp_state(struct qphs_context *ctx, struct qphs__qp *qp)
 {
-	struct ibv_qp_attr a;
-	struct ibv_qp_init_attr ia;
-
-	if (!qp->qp || ctx->verbs.ops->query_qp(&ctx->verbs, qp, &a, IBV_QP_STATE, &ia))
-		return -1;
-	return (int)a.qp_state;
+	return qphs__verbs_qp_state(&ctx->verbs, qp);
 }
 
 /* One modify; whatever it was, the state is no longer known to be RESET
