@@ -197,19 +197,42 @@ static int run_words(char *const argv[], bool quiet)
 	return run_spawn_wait(sp.pid);
 }
 
-/* `mtu HOST N` and `clear HOST` are one command each in topo fault
- * (docs/lab-backends.md, "Faults"): run here as that command, with the
- * host's link and namespace from the topology JSON, they cost one ip or tc
- * (0.1-0.3 s under TCG) instead of a topo start (1-2 s).  Returns the
- * status, or -2 when words are another fault. */
+/* netem HOST [loss PCT] [delay MS] as tc's words after "root netem"
+ * (topo's own translation) into rest; returns how many, -1 if malformed. */
+static int netem_rest(const char *const *words, int n, char bufs[2][24], const char *rest[4])
+{
+	int k = 0;
+
+	if (n < 4 || n > 6 || n % 2)
+		return -1;
+	for (int i = 2; i < n; i += 2) {
+		bool loss = !strcmp(words[i], "loss");
+		char *b = bufs[(i - 2) / 2];
+
+		if (!loss && strcmp(words[i], "delay"))
+			return -1;
+		snprintf(b, sizeof(bufs[0]), "%s%s", words[i + 1], loss ? "%" : "ms");
+		rest[k++] = words[i];
+		rest[k++] = b;
+	}
+	return k;
+}
+
+/* `mtu HOST N`, `clear HOST` and `netem HOST ...` are one command each in
+ * topo fault (docs/lab-backends.md, "Faults"): run here as that command,
+ * with the host's link and namespace from the topology JSON, they cost one
+ * ip or tc (0.1-0.3 s under TCG) instead of a topo start (1-2 s).
+ * Returns the status, or -2 when words are another fault. */
 static int fault_direct(const struct run_topo *t, const char *const *words, int n, bool quiet)
 {
 	const struct run_host *h = NULL;
-	char *argv[12];
-	int k = 0;
+	char *argv[16], bufs[2][24];
+	const char *nrest[4];
+	int k = 0, nn = 0;
 	bool mtu = n == 3 && !strcmp(words[0], "mtu");
+	bool netem = n >= 4 && !strcmp(words[0], "netem") && (nn = netem_rest(words, n, bufs, nrest)) > 0;
 
-	if (!mtu && !(n == 2 && !strcmp(words[0], "clear")))
+	if (!mtu && !netem && !(n == 2 && !strcmp(words[0], "clear")))
 		return -2;
 	for (size_t i = 0; i < t->nhosts; i++)
 		if (!strcmp(t->hosts[i].name, words[1]))
@@ -226,6 +249,13 @@ static int fault_direct(const struct run_topo *t, const char *const *words, int 
 
 		for (size_t i = 0; i < 6; i++)
 			argv[k++] = (char *)rest[i];
+	} else if (netem) {
+		const char *rest[] = {"qdisc", "replace", "dev", h->ifname, "root", "netem"};
+
+		for (size_t i = 0; i < 6; i++)
+			argv[k++] = (char *)rest[i];
+		for (int i = 0; i < nn; i++)
+			argv[k++] = (char *)nrest[i];
 	} else {
 		const char *rest[] = {"qdisc", "del", "dev", h->ifname, "root"};
 
@@ -234,8 +264,8 @@ static int fault_direct(const struct run_topo *t, const char *const *words, int 
 	}
 	argv[k] = NULL;
 	/* clear is topo's `tc qdisc del ... || true`: no qdisc is no error. */
-	k = run_words(argv, quiet || !mtu);
-	return mtu ? k : 0;
+	k = run_words(argv, quiet || !(mtu || netem));
+	return mtu || netem ? k : 0;
 }
 
 static int fault_words(const struct run_topo *t, const char *const *words, int n, bool quiet)
