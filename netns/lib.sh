@@ -16,7 +16,7 @@ canon_dir() {
 	*) REPLY=$PWD/$1 ;;
 	esac
 	REPLY=${REPLY%/}
-	case /$REPLY/ in
+	case $REPLY/ in
 	*/./* | */../* | *//*) REPLY=$(cd "$REPLY" && pwd) ;;
 	esac
 }
