@@ -23,7 +23,7 @@ void run_order_plans(struct qplab_plan **plans, size_t n)
 	bool *taken = calloc(n ? n : 1, sizeof(*taken));
 	size_t k = 0;
 
-	if (sig && out && taken) { /* else the catalogue order: slower, as correct */
+	if (n && sig && out && taken) { /* else the catalogue order: slower, as correct */
 		for (size_t i = 0; i < n; i++)
 			run_topo_sig(plans[i], NULL, sig[i], sizeof(sig[i]));
 		/* Each group where its first plan stands: first the plans that
