@@ -164,6 +164,8 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	ri.kernel = kernel;
 	snprintf(logdir, sizeof(logdir), "%s/logs", o->out);
 	qplab_report_mkdir(logdir);
+	/* Scenarios sharing a topology run one after another (run_order.c). */
+	run_order_plans(cat->plans, cat->n);
 	setenv("QPLAB_RUN_LOGDIR", logdir, 1);
 	run = qplab_results_run(&ri, NULL);
 	over = calloc(cat->n + 1, sizeof(*over));

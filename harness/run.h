@@ -43,6 +43,7 @@ struct run_host {
 	char ifname[64];
 	char unowned4[64];         /* the lab's unowned address (advertise gid "unowned") */
 	char netns[64];            /* "" = the runner's own namespace (shared mode) */
+	int mtu;                   /* its link's MTU now (topo up's, then as set in place) */
 };
 
 struct run_topo {
@@ -65,6 +66,21 @@ double run_mult(void);
  * or -1 when it could not run. */
 int run_capture(char *const argv[], char **out);
 
+/* What a topology for p must be built with (the `topo up` words without
+ * the name and the MTUs: those are set in place) into sig; two plans with
+ * the same sig share a topology.  A host MTU below 1280 is part of it:
+ * below IPv6's minimum the kernel drops the link's IPv6 addresses, and
+ * with them GIDs, so such a link is built, not set. */
+void run_topo_sig(const struct qplab_plan *p, const char *mode, char *sig, size_t len);
+/* Sets each host's MTU to p's where it differs (topo fault mtu); returns
+ * 0 or -1 (err). */
+int run_topo_mtus(struct run_topo *t, const struct qplab_plan *p, char *err, size_t errlen);
+/* Orders plans so that the ones sharing a topology (run_topo_sig) run one
+ * after another: groups in the order of their first plan, catalogue order
+ * within a group, except that a plan whose topology cannot be reset
+ * (delete_device) goes last in its group, where the topology is rebuilt
+ * anyway.  Stable; only the order of plans[] changes. */
+void run_order_plans(struct qplab_plan **plans, size_t n);
 /* topo up for plan (mode NULL = auto); fills t.  err: message. */
 int run_topo_up(const struct qplab_plan *p, const char *id, const char *mode, struct run_topo *t,
 		char *err, size_t errlen);
@@ -124,9 +140,10 @@ struct run_ctx {
 	int built;                 /* topologies built by this run */
 	bool keep;                 /* --keep */
 	bool last;                 /* the run's last scenario: nothing reuses its topology */
-	/* The topology is kept for the next scenario when that one asks for
-	 * the same `topo up` words and this one changed nothing in it (no
-	 * topology step, no error): topo up/down cost seconds under TCG. */
+	/* The topology is kept for the next scenario when that one can be
+	 * made from it (run_topo_sig: same hosts and addresses; MTUs are set
+	 * in place) and this one left it resettable (no delete_device, no
+	 * error): topo up/down cost seconds under TCG. */
 	struct run_topo topo;
 	char sig[1024];
 };

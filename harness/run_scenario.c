@@ -134,15 +134,13 @@ int run_ctx_finish(struct run_ctx *c)
 	return left;
 }
 
-/* The topology for p: the kept one when p asks for the same, else anew. */
+/* The topology for p: the kept one when p's can be made from it (same
+ * hosts and addresses: the MTUs are set in place), else anew. */
 static int topology(struct run_ctx *c, const struct qplab_plan *p, char *err, size_t errlen)
 {
-	const char *words[QPLAB_TOPO_ARGV_MAX];
-	char buf[1024], sig[1024] = "", id[16];
-	int n = qplab_topo_up_args(p, "ID", c->mode, words, buf, sizeof(buf));
+	char sig[1024], id[16];
 
-	for (int i = 0; i < n; i++)
-		snprintf(sig + strlen(sig), sizeof(sig) - strlen(sig), "%s ", words[i]);
+	run_topo_sig(p, c->mode, sig, sizeof(sig));
 	if (!(c->topo.up && !strcmp(sig, c->sig))) {
 		if (c->topo.up)
 			run_ctx_finish(c);
@@ -152,6 +150,8 @@ static int topology(struct run_ctx *c, const struct qplab_plan *p, char *err, si
 			return -1;
 		snprintf(c->sig, sizeof(c->sig), "%s", sig);
 	}
+	if (run_topo_mtus(&c->topo, p, err, errlen))
+		return -1;
 	return run_topo_links(&c->topo, p, err, errlen);
 }
 

@@ -6,14 +6,34 @@
 # actions in reverse; waits poll against a deadline (`wait_until`).
 # shellcheck shell=bash
 
-QPLAB_LIBDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# Under TCG every fork costs 0.05-0.1 s and every exec 0.1-0.3 s, and the
+# runner starts topo for every build, fault and teardown: paths are worked
+# out with string operations, a subshell only for an odd path.
+# canon_dir DIR: DIR as an absolute path without ./.. (into REPLY).
+canon_dir() {
+	case $1 in
+	/*) REPLY=$1 ;;
+	*) REPLY=$PWD/$1 ;;
+	esac
+	REPLY=${REPLY%/}
+	case $REPLY/ in
+	*/./* | */../* | *//*) REPLY=$(cd "$REPLY" && pwd) ;;
+	esac
+}
+case ${BASH_SOURCE[0]} in
+*/*) canon_dir "${BASH_SOURCE[0]%/*}" ;;
+*) canon_dir . ;;
+esac
+QPLAB_LIBDIR=$REPLY
 # The checkout (netns/..) or the install prefix (libexec/qplab/../..).
 if [ -z "${QPLAB_ROOT:-}" ]; then
 	if [ -e "$QPLAB_LIBDIR/../Makefile" ] || [ -d "$QPLAB_LIBDIR/../.git" ] || [ -e "$QPLAB_LIBDIR/../.git" ]; then
-		QPLAB_ROOT=$(cd "$QPLAB_LIBDIR/.." && pwd)
+		QPLAB_ROOT=${QPLAB_LIBDIR%/*}
 	else
-		QPLAB_ROOT=$(cd "$QPLAB_LIBDIR/../.." && pwd)
+		QPLAB_ROOT=${QPLAB_LIBDIR%/*}
+		QPLAB_ROOT=${QPLAB_ROOT%/*}
 	fi
+	QPLAB_ROOT=${QPLAB_ROOT:-/}
 fi
 QPLAB_CACHE=${QPLAB_CACHE:-/var/cache/qplab}
 QPLAB_KERNELS=$QPLAB_CACHE/kernels
@@ -25,7 +45,7 @@ QPLAB_NET6=fd00:199:
 # shellcheck disable=SC2034 # every link, bridge, namespace and rxe device starts with it
 QPLAB_PREFIX=ql
 
-PROG=${PROG:-$(basename "$0")}
+PROG=${PROG:-${0##*/}}
 
 die() { echo "$PROG: error: $*" >&2; exit 1; }
 warn() { echo "$PROG: $*" >&2; }
