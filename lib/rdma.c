@@ -127,12 +127,16 @@ static int is_ready_ack(const struct qphs_request *req)
 	       d->ready_ack;
 }
 
-/* The daemon's handler: runs on its loop thread, so it only queues. */
+/* The daemon's handler: runs on its loop thread, so it only queues —
+ * except a ready ACK, answered at once when no setup holds its endpoint. */
 static void on_request(struct qphs_request *req, void *user)
 {
 	struct qphs_rdma *r = user;
-	struct qphs__job *j = calloc(1, sizeof(*j));
+	struct qphs__job *j;
 
+	if (is_ready_ack(req) && qphs__passive_ack_now(r, req))
+		return;
+	j = calloc(1, sizeof(*j));
 	if (!j) {
 		qphs_request_close(req);
 		return;
