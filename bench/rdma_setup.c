@@ -7,6 +7,14 @@
  *   3. N endpoints set up back to back and concurrently (N from argv);
  *   4. modify_qp latency per transition.
  *
+ * Every N-endpoint phase also prints where the CPU went while it ran:
+ * the guest's busy share and CPU ms per connection (/proc/stat: rxe's
+ * softirq and kworkers included), our process's, and the server's loop,
+ * ACK and worker threads' own CPU time.  A concurrent phase's time runs
+ * from the start until the last connection is ready; its threads exit
+ * after that.  QPLAB_BENCH_CONFIGS ("cold warm cmshape") and
+ * QPLAB_BENCH_MODES ("latency back_to_back concurrent") pick a subset.
+ *
  * Every loop is bounded in count and time.  Figures go to stdout as
  * "name value unit" lines that bench/rdma.sh reads.
  */
@@ -20,7 +28,7 @@
 
 #include "qphs.h"
 #include "rdma_int.h"
-#include "daemon_int.h" /* EXPERIMENT */
+#include "daemon_int.h" /* the loop thread, for its CPU time */
 
 #define QP_PROBE_CAP 2048
 #define SETUP_REPEAT 20
@@ -273,7 +281,8 @@ static void cpu_mark(struct cpu_mark *m)
 
 static struct cpu_mark cpu_at[2];
 
-/* EXPERIMENT: per-thread CPU of the server's threads */
+/* CPU time of the server's own threads during a phase: whether its daemon
+ * loop, ACK thread or workers are what the connections wait for. */
 static double thread_ms(pthread_t t)
 {
 	clockid_t c;
@@ -296,13 +305,14 @@ static void srv_mark(struct host *b, int k)
 
 static void srv_print(const char *ptag, struct host *b)
 {
-	printf("%sEXP_loop_thread_cpu %.1f ms\n%sEXP_ack_thread_cpu %.1f ms\n", ptag,
+	printf("%sserver_loop_thread_cpu %.1f ms\n%sserver_ack_thread_cpu %.1f ms\n", ptag,
 	       srv_at[1][0] - srv_at[0][0], ptag, srv_at[1][1] - srv_at[0][1]);
 	for (int i = 0; i < b->r->nworkers && i < 6; i++)
-		printf("%sEXP_worker%d_cpu %.1f ms\n", ptag, i, srv_at[1][2 + i] - srv_at[0][2 + i]);
+		printf("%sserver_worker%d_cpu %.1f ms\n", ptag, i, srv_at[1][2 + i] - srv_at[0][2 + i]);
 }
 
-/* EXPERIMENT: perf --control fifo */
+/* QPLAB_BENCH_PERF_CTL=FIFO: "enable" / "disable" around each burst, for
+ * `perf record -D -1 --control fifo:FIFO` (profiling the burst alone). */
 static void perf_ctl(const char *what)
 {
 	const char *p = getenv("QPLAB_BENCH_PERF_CTL");
@@ -386,7 +396,7 @@ static double one_by_one(struct host *cl, struct host *b, int n, struct phases *
 }
 
 static void print_many(const char *tag, int n, const char *mode, double total,
-		       const struct phases *ph)
+		       const struct phases *ph, struct host *b)
 {
 	char ptag[96];
 
@@ -395,6 +405,7 @@ static void print_many(const char *tag, int n, const char *mode, double total,
 	snprintf(ptag, sizeof(ptag), "%sendpoints_%d_%s_", tag, n, mode);
 	phases_print(ptag, ph);
 	cpu_print(ptag, n);
+	srv_print(ptag, b);
 }
 
 /* One timed phase of n endpoints: b and n clients (one context each,
@@ -422,12 +433,7 @@ static void phase(const char *const d[2], const char *const ad[2],
 	for (int i = 0; i < n; i++)
 		pools_ready(cl[i].ctx, b.ctx);
 	t = concurrent ? burst(cl, &b, n, &ph) : one_by_one(cl, &b, n, &ph);
-	print_many(tag, n, concurrent ? "concurrent" : "back_to_back", t, &ph);
-	{
-		char pt[96];
-		snprintf(pt, sizeof(pt), "%sendpoints_%d_%s_", tag, n, concurrent ? "concurrent" : "back_to_back");
-		srv_print(pt, &b);
-	}
+	print_many(tag, n, concurrent ? "concurrent" : "back_to_back", t, &ph, &b);
 	for (int i = n - 1; i >= 0; i--)
 		host_down(&cl[i]);
 	host_down(&b);
