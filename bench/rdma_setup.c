@@ -311,6 +311,23 @@ static void srv_print(const char *ptag, struct host *b)
 		printf("%sserver_worker%d_cpu %.1f ms\n", ptag, i, srv_at[1][2 + i] - srv_at[0][2 + i]);
 }
 
+/* Waits (bounded: 15 s) until the guest's CPUs are quiet: the teardown of
+ * the previous phase (thousands of QPs destroyed, contexts closed) goes on
+ * in kworkers and RCU for a while, and must not be billed to the next. */
+static void settle(void)
+{
+	struct timespec nap = {0, 200 * 1000000L};
+	struct cpu_mark a, b;
+
+	for (int i = 0; i < 75; i++) {
+		cpu_mark(&a);
+		nanosleep(&nap, NULL);
+		cpu_mark(&b);
+		if (b.total_ms > a.total_ms && b.busy_ms - a.busy_ms < 0.1 * (b.total_ms - a.total_ms))
+			return;
+	}
+}
+
 /* QPLAB_BENCH_PERF_CTL=FIFO: "enable" / "disable" around each burst, for
  * `perf record -D -1 --control fifo:FIFO` (profiling the burst alone). */
 static void perf_ctl(const char *what)
@@ -432,6 +449,7 @@ static void phase(const char *const d[2], const char *const ad[2],
 	}
 	for (int i = 0; i < n; i++)
 		pools_ready(cl[i].ctx, b.ctx);
+	settle();
 	t = concurrent ? burst(cl, &b, n, &ph) : one_by_one(cl, &b, n, &ph);
 	print_many(tag, n, concurrent ? "concurrent" : "back_to_back", t, &ph, &b);
 	for (int i = n - 1; i >= 0; i--)
