@@ -254,7 +254,29 @@ static void cmtime_shape(struct qphs_config *cfg)
 struct cpu_mark {
 	double busy_ms, total_ms, proc_ms;
 	long csw;
+	long listen_overflows, syn_retrans; /* TcpExt of /proc/net/netstat */
 };
+
+/* One TcpExt counter of /proc/net/netstat (names line, then values). */
+static long tcpext(const char *name)
+{
+	char names[4096], vals[4096], *sn, *sv;
+	FILE *f = fopen("/proc/net/netstat", "r");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(names, sizeof(names), f) && fgets(vals, sizeof(vals), f)) {
+		if (strncmp(names, "TcpExt:", 7))
+			continue;
+		char *n = strtok_r(names, " \n", &sn), *x = strtok_r(vals, " \n", &sv);
+		for (; n && x; n = strtok_r(NULL, " \n", &sn), x = strtok_r(NULL, " \n", &sv))
+			if (!strcmp(n, name))
+				v = atol(x);
+	}
+	fclose(f);
+	return v;
+}
 
 static void cpu_mark(struct cpu_mark *m)
 {
@@ -277,6 +299,8 @@ static void cpu_mark(struct cpu_mark *m)
 	m->proc_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 	m->csw = ru.ru_nvcsw + ru.ru_nivcsw;
+	m->listen_overflows = tcpext("ListenOverflows");
+	m->syn_retrans = tcpext("TCPSynRetrans");
 }
 
 static struct cpu_mark cpu_at[2];
@@ -351,6 +375,10 @@ static void cpu_print(const char *ptag, int n)
 	       total > 0 ? 100 * (b->busy_ms - a->busy_ms) / total : 0, ptag,
 	       (b->busy_ms - a->busy_ms) / n, ptag, (b->proc_ms - a->proc_ms) / n, ptag,
 	       (double)(b->csw - a->csw) / n);
+	/* A full accept queue (listen backlog, MC_HANDSHAKE_LISTEN_BACKLOG)
+	 * drops a SYN; the client sends it again 1 s later. */
+	printf("%slisten_overflows %ld\n%ssyn_retransmits %ld\n", ptag,
+	       b->listen_overflows - a->listen_overflows, ptag, b->syn_retrans - a->syn_retrans);
 }
 
 /* n connections to b, all started together; returns the wall time. */
