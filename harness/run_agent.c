@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "desc.h"
 #include "qphs/error.h"
 #include "run.h"
 #include "run_spawn.h"
@@ -45,7 +46,7 @@ static void lab_gid(json_object *cfg, const struct run_host *h)
 	json_object *ag, *adv, *g;
 	uint8_t raw[16] = {0};
 	struct in_addr a4;
-	char s[16 * 3];
+	char s[QPHS_GID_STR_LEN + 1];
 
 	if (!json_object_object_get_ex(cfg, "agent", &ag) ||
 	    !json_object_object_get_ex(ag, "advertise", &adv) ||
@@ -59,8 +60,7 @@ static void lab_gid(json_object *cfg, const struct run_host *h)
 	} else if (strcmp(json_object_get_string(g), "zero")) {
 		return;
 	}
-	for (int i = 0; i < 16; i++)
-		snprintf(s + 3 * i, 4, i < 15 ? "%02x:" : "%02x", raw[i]);
+	qphs__gid_format(raw, s);
 	json_object_object_add(adv, "gid", json_object_new_string(s));
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "desc.h"
 #include "gidrank.h"
 #include "log.h"
 #include "qphs/error.h"
@@ -129,8 +130,7 @@ static int choose_gid(struct qphs_context *ctx)
 				      ctx->device, ctx->port, ctx->gid_index, tbl_len);
 		return QPHS_ERR_GID_NULL;
 	}
-	for (int i = 0; i < 16; i++)
-		snprintf(ctx->gid_str + 3 * i, 4, i < 15 ? "%02x:" : "%02x", ctx->gid.raw[i]);
+	qphs__gid_format(ctx->gid.raw, ctx->gid_str);
 	return 0;
 }
 

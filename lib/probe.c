@@ -61,64 +61,53 @@ static size_t p_reset_reset(struct qphs__probe_env *e, struct qphs_probe_row *r)
 	return 2;
 }
 
-/* ---- skipping states ---------------------------------------------------- */
-static size_t p_skip_reset_rtr(struct qphs__probe_env *e, struct qphs_probe_row *r)
-{
-	struct qphs__qp qp;
-	struct ibv_qp_attr a;
-	int mask;
-
-	qphs__prow_begin(r, names[2]);
-	if (!qphs__prow_fresh_qp(e, &qp, r))
-		return 1;
-	qphs__pqp_rtr_attr(&e->loc, &e->peer, QPHS_PROBE_UNKNOWN_QPN, &a, &mask);
-	snprintf(r->note, sizeof(r->note), "RESET -> RTR with the full RTR attributes");
-	qphs__prow_modify(&e->loc, &qp, &a, mask, r);
-	qphs__pqp_destroy(&e->loc, &qp);
-	return 1;
-}
-
-static size_t p_skip_init_rts(struct qphs__probe_env *e, struct qphs_probe_row *r)
-{
-	struct qphs__qp qp;
-	struct ibv_qp_attr a;
-	int mask;
-
-	qphs__prow_begin(r, names[3]);
-	if (!qphs__prow_fresh_qp(e, &qp, r))
-		return 1;
-	if (qphs__prow_setup_init(e, &qp, r)) {
-		qphs__pqp_rts_attr(&a, &mask, e->o->qp_timeout, 7);
-		snprintf(r->note, sizeof(r->note), "INIT -> RTS with the full RTS attributes");
-		qphs__prow_modify(&e->loc, &qp, &a, mask, r);
-	}
-	qphs__pqp_destroy(&e->loc, &qp);
-	return 1;
-}
-
-/* ---- INIT -> RTR with one attribute changed ------------------------------
+/* ---- one step with the full attributes, one thing changed ----------------
  * change() edits attr and mask and writes the note, or returns a reason to
  * skip. */
-typedef const char *(*rtr_change)(struct qphs__probe_env *e, struct ibv_qp_attr *a, int *mask,
-				  char *note, size_t len);
+typedef const char *(*step_change)(struct qphs__probe_env *e, struct ibv_qp_attr *a, int *mask,
+				   char *note, size_t len);
 
-static size_t rtr_probe(struct qphs__probe_env *e, struct qphs_probe_row *r, const char *name,
-			rtr_change change)
+/* A probe of one modify_qp on a fresh QP: moved to INIT first or not, then
+ * to `to` with the attributes a real setup sends for it (SPEC 5), changed by
+ * change (NULL: as they are, and note says what the step is). */
+struct step_probe {
+	const char *name;
+	int from_init;
+	enum ibv_qp_state to;
+	step_change change;
+	const char *note;
+};
+
+static void step_attr(struct qphs__probe_env *e, enum ibv_qp_state to, struct ibv_qp_attr *a,
+		      int *mask)
+{
+	if (to == IBV_QPS_RTS)
+		qphs__pqp_rts_attr(&e->loc, a, mask, e->o->qp_timeout, 7);
+	else
+		qphs__pqp_rtr_attr(&e->loc, &e->peer, QPHS_PROBE_UNKNOWN_QPN, a, mask);
+}
+
+static size_t step_probe(struct qphs__probe_env *e, struct qphs_probe_row *r,
+			 const struct step_probe *p)
 {
 	struct qphs__qp qp;
 	struct ibv_qp_attr a;
 	int mask;
-	const char *why;
+	const char *why = NULL;
 
-	qphs__prow_begin(r, name);
-	qphs__pqp_rtr_attr(&e->loc, &e->peer, QPHS_PROBE_UNKNOWN_QPN, &a, &mask);
-	if ((why = change(e, &a, &mask, r->note, sizeof(r->note)))) {
+	qphs__prow_begin(r, p->name);
+	step_attr(e, p->to, &a, &mask);
+	if (p->change)
+		why = p->change(e, &a, &mask, r->note, sizeof(r->note));
+	else
+		snprintf(r->note, sizeof(r->note), "%s", p->note);
+	if (why) {
 		qphs__prow_skip(r, why);
 		return 1;
 	}
 	if (!qphs__prow_fresh_qp(e, &qp, r))
 		return 1;
-	if (qphs__prow_setup_init(e, &qp, r))
+	if (!p->from_init || qphs__prow_setup_init(e, &qp, r))
 		qphs__prow_modify(&e->loc, &qp, &a, mask, r);
 	qphs__pqp_destroy(&e->loc, &qp);
 	return 1;
@@ -190,32 +179,26 @@ static const char *dest_rd_over(struct qphs__probe_env *e, struct ibv_qp_attr *a
 	return NULL;
 }
 
-static size_t p_rtr_no_av(struct qphs__probe_env *e, struct qphs_probe_row *r)
-{
-	return rtr_probe(e, r, names[4], no_av);
-}
-static size_t p_rtr_mtu(struct qphs__probe_env *e, struct qphs_probe_row *r)
-{
-	return rtr_probe(e, r, names[5], mtu_above);
-}
-static size_t p_rtr_sgid(struct qphs__probe_env *e, struct qphs_probe_row *r)
-{
-	return rtr_probe(e, r, names[6], sgid_oob);
-}
-static size_t p_rtr_dgid(struct qphs__probe_env *e, struct qphs_probe_row *r)
-{
-	return rtr_probe(e, r, names[7], zero_dgid);
-}
-static size_t p_rtr_rd_over(struct qphs__probe_env *e, struct qphs_probe_row *r)
-{
-	return rtr_probe(e, r, names[13], dest_rd_over);
-}
-
-/* Run order; the row names come out in the order of names[]. */
-static const probe_fn probes[] = {
-	p_reset_reset, p_skip_reset_rtr, p_skip_init_rts, p_rtr_no_av, p_rtr_mtu, p_rtr_sgid,
-	p_rtr_dgid, qphs__probe_unknown_qpn7, qphs__probe_unknown_qpn6, qphs__probe_reuse,
-	qphs__probe_rd_atomic_16, p_rtr_rd_over, qphs__probe_rts_rd_over, qphs__probe_err_reset,
+/* Run order: a probe of its own (fn), or one step (fn NULL).  The row
+ * names come out in the order of names[]. */
+static const struct {
+	probe_fn fn;
+	struct step_probe step;
+} probes[] = {
+	{p_reset_reset, {0}},
+	{NULL, {"skip-reset-rtr", 0, IBV_QPS_RTR, NULL, "RESET -> RTR with the full RTR attributes"}},
+	{NULL, {"skip-init-rts", 1, IBV_QPS_RTS, NULL, "INIT -> RTS with the full RTS attributes"}},
+	{NULL, {"rtr-no-av", 1, IBV_QPS_RTR, no_av, NULL}},
+	{NULL, {"rtr-mtu-above-active", 1, IBV_QPS_RTR, mtu_above, NULL}},
+	{NULL, {"rtr-bad-sgid-index", 1, IBV_QPS_RTR, sgid_oob, NULL}},
+	{NULL, {"rtr-zero-dgid", 1, IBV_QPS_RTR, zero_dgid, NULL}},
+	{qphs__probe_unknown_qpn7, {0}},
+	{qphs__probe_unknown_qpn6, {0}},
+	{qphs__probe_reuse, {0}},
+	{qphs__probe_rd_atomic_16, {0}},
+	{NULL, {"rtr-rd-atomic-over-limit", 1, IBV_QPS_RTR, dest_rd_over, NULL}},
+	{qphs__probe_rts_rd_over, {0}},
+	{qphs__probe_err_reset, {0}},
 };
 
 static void fill_info(const struct qphs__probe_env *e, struct qphs_probe_info *in)
@@ -254,7 +237,7 @@ int qphs_probe_run(const struct qphs_probe_opts *opts, struct qphs_probe_info *i
 		return rc;
 	fill_info(&e, info);
 	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
-		size_t n = probes[i](&e, tmp);
+		size_t n = probes[i].fn ? probes[i].fn(&e, tmp) : step_probe(&e, tmp, &probes[i].step);
 
 		for (size_t k = 0; k < n && *nrows < max; k++)
 			rows[(*nrows)++] = tmp[k];

@@ -42,8 +42,9 @@ int qphs__probe_env_open(struct qphs__probe_env *e, const struct qphs_probe_opts
 			 size_t errlen);
 void qphs__probe_env_close(struct qphs__probe_env *e);
 
-/* QP steps.  rtr/rts take the attributes Mooncake uses (SPEC §5) and let
- * the caller change them through attr and mask before the call. */
+/* QP steps.  The *_attr functions build what a real setup with the default
+ * configuration sends (SPEC §5, qpattr.c) and let the caller change it
+ * through attr and mask before the call. */
 int qphs__pqp_create(struct qphs__side *s, struct qphs__qp *qp);
 void qphs__pqp_destroy(struct qphs__side *s, struct qphs__qp *qp);
 int qphs__pqp_modify(struct qphs__side *s, struct qphs__qp *qp, struct ibv_qp_attr *a, int mask);
@@ -51,7 +52,8 @@ int qphs__pqp_state(struct qphs__side *s, struct qphs__qp *qp);
 void qphs__pqp_init_attr(const struct qphs__side *s, struct ibv_qp_attr *a, int *mask);
 void qphs__pqp_rtr_attr(const struct qphs__side *s, const struct qphs__side *to, uint32_t qpn,
 			struct ibv_qp_attr *a, int *mask);
-void qphs__pqp_rts_attr(struct ibv_qp_attr *a, int *mask, int timeout, int retry_cnt);
+void qphs__pqp_rts_attr(const struct qphs__side *s, struct ibv_qp_attr *a, int *mask,
+			int timeout, int retry_cnt);
 /* RESET -> INIT -> RTR -> RTS towards qpn on side `to`.  *step (may be
  * NULL) names the step that failed. */
 int qphs__pqp_connect(struct qphs__side *s, struct qphs__qp *qp, const struct qphs__side *to,

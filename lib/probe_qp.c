@@ -1,7 +1,8 @@
 /*
- * The QP steps of the probes: SPEC §5's attributes (the same as qp.c), but
- * built into a caller's attr and mask so a probe can change exactly one
- * thing before the call, and on a probe side instead of a context.
+ * The QP steps of the probes: SPEC §5's attributes from the builders a real
+ * setup uses (qpattr.c), built into a caller's attr and mask so a probe can
+ * change exactly one thing before the call, and on a probe side instead of
+ * a context.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 
 #include "probe_int.h"
+#include "qpattr.h"
 
 int qphs__pqp_create(struct qphs__side *s, struct qphs__qp *qp)
 {
@@ -37,57 +39,57 @@ int qphs__pqp_modify(struct qphs__side *s, struct qphs__qp *qp, struct ibv_qp_at
 
 int qphs__pqp_state(struct qphs__side *s, struct qphs__qp *qp)
 {
-	struct ibv_qp_attr a;
-	struct ibv_qp_init_attr ia;
+	return qphs__verbs_qp_state(&s->v, qp);
+}
 
-	if (!qp->qp || s->v.ops->query_qp(&s->v, qp, &a, IBV_QP_STATE, &ia))
-		return -1;
-	return (int)a.qp_state;
+/* What a real setup from s towards qpn on `to` would use with the default
+ * configuration: the library's own mapping (qpattr.c), the probe's ACK
+ * timeout and retry count, and path_mtu = min(active, MC_MTU) as Mooncake
+ * computes it. */
+static void params(const struct qphs__side *s, const struct qphs__side *to, uint32_t qpn,
+		   int timeout, int retry_cnt, struct qphs__qp_params *q)
+{
+	struct qphs_config c;
+	enum ibv_mtu cap;
+
+	qphs_config_init(&c);
+	c.qp_timeout = timeout;
+	c.qp_retry_cnt = retry_cnt;
+	qphs__qp_params_config(q, &c, s->port);
+	cap = qphs__verbs_mtu_enum(c.mtu);
+	q->path_mtu = s->pa.active_mtu < cap ? s->pa.active_mtu : cap;
+	q->sgid_index = s->gid_index;
+	if (to) {
+		q->dgid = to->gid;
+		q->dlid = to->pa.lid;
+	}
+	q->dest_qpn = qpn;
 }
 
 void qphs__pqp_init_attr(const struct qphs__side *s, struct ibv_qp_attr *a, int *mask)
 {
-	memset(a, 0, sizeof(*a));
-	a->qp_state = IBV_QPS_INIT;
-	a->port_num = s->port;
-	a->pkey_index = 0;
-	a->qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
-			     IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
-	*mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	struct qphs__qp_params q;
+
+	params(s, NULL, 0, 0, 0, &q);
+	qphs__qpattr_init(&q, a, mask);
 }
 
-/* path_mtu: min(active, 4096) as Mooncake computes it. */
 void qphs__pqp_rtr_attr(const struct qphs__side *s, const struct qphs__side *to, uint32_t qpn,
 			struct ibv_qp_attr *a, int *mask)
 {
-	memset(a, 0, sizeof(*a));
-	a->qp_state = IBV_QPS_RTR;
-	a->path_mtu = s->pa.active_mtu;
-	a->ah_attr.is_global = 1;
-	a->ah_attr.grh.dgid = to->gid;
-	a->ah_attr.grh.sgid_index = (uint8_t)s->gid_index;
-	a->ah_attr.grh.hop_limit = 16;
-	a->ah_attr.dlid = to->pa.lid;
-	a->ah_attr.port_num = s->port;
-	a->dest_qp_num = qpn;
-	a->rq_psn = 0;
-	a->max_dest_rd_atomic = 16;
-	a->min_rnr_timer = 12;
-	*mask = IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER | IBV_QP_AV |
-		IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+	struct qphs__qp_params q;
+
+	params(s, to, qpn, 0, 0, &q);
+	qphs__qpattr_rtr(&q, a, mask);
 }
 
-void qphs__pqp_rts_attr(struct ibv_qp_attr *a, int *mask, int timeout, int retry_cnt)
+void qphs__pqp_rts_attr(const struct qphs__side *s, struct ibv_qp_attr *a, int *mask,
+			int timeout, int retry_cnt)
 {
-	memset(a, 0, sizeof(*a));
-	a->qp_state = IBV_QPS_RTS;
-	a->timeout = (uint8_t)timeout;
-	a->retry_cnt = (uint8_t)retry_cnt;
-	a->rnr_retry = 7;
-	a->sq_psn = 0;
-	a->max_rd_atomic = 16;
-	*mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-		IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
+	struct qphs__qp_params q;
+
+	params(s, NULL, 0, timeout, retry_cnt, &q);
+	qphs__qpattr_rts(&q, a, mask);
 }
 
 int qphs__pqp_connect(struct qphs__side *s, struct qphs__qp *qp, const struct qphs__side *to,
@@ -107,7 +109,7 @@ int qphs__pqp_connect(struct qphs__side *s, struct qphs__qp *qp, const struct qp
 	if ((rc = qphs__pqp_modify(s, qp, &a, mask)))
 		return rc;
 	*step = "RTS";
-	qphs__pqp_rts_attr(&a, &mask, timeout, retry_cnt);
+	qphs__pqp_rts_attr(s, &a, &mask, timeout, retry_cnt);
 	if ((rc = qphs__pqp_modify(s, qp, &a, mask)))
 		return rc;
 	*step = "";

@@ -125,7 +125,7 @@ static void rd_atomic(struct qphs__probe_env *e, struct qphs_probe_row *r, int d
 		snprintf(r->note, sizeof(r->note), "RTR max_dest_rd_atomic %d: %s", dest,
 			 r->ret ? r->err : "ok");
 		if (!r->ret) {
-			qphs__pqp_rts_attr(&a, &mask, e->o->qp_timeout, 7);
+			qphs__pqp_rts_attr(&e->loc, &a, &mask, e->o->qp_timeout, 7);
 			a.max_rd_atomic = (uint8_t)init;
 			qphs__prow_modify(&e->loc, &qp, &a, mask, r);
 			snprintf(r->note + strlen(r->note), sizeof(r->note) - strlen(r->note),

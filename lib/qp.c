@@ -1,10 +1,12 @@
 /*
- * The four transitions of SPEC §5, one small function each, with the
- * attributes and mask Mooncake uses (rdma_endpoint.cpp doSetupConnection).
- * Each returns 0 or a positive errno; the caller words the failure.
+ * The four transitions of SPEC §5, one small function each: the attributes
+ * and masks come from qpattr.c (shared with the probes), the inputs from the
+ * context's configuration and the peer.  Each returns 0 or a positive errno;
+ * the caller words the failure.
  */
 #include <string.h>
 
+#include "qpattr.h"
 #include "rdma_int.h"
 
 int qphs__qp_create(struct qphs_context *ctx, struct qphs__qp *qp)
@@ -45,12 +47,7 @@ int qphs__qp_destroy(struct qphs_context *ctx, struct qphs__qp *qp)
 /* The state as the driver reports it, or -1. */
 int qphs__qp_state(struct qphs_context *ctx, struct qphs__qp *qp)
 {
-	struct ibv_qp_attr a;
-	struct ibv_qp_init_attr ia;
-
-	if (!qp->qp || ctx->verbs.ops->query_qp(&ctx->verbs, qp, &a, IBV_QP_STATE, &ia))
-		return -1;
-	return (int)a.qp_state;
+	return qphs__verbs_qp_state(&ctx->verbs, qp);
 }
 
 /* One modify; whatever it was, the state is no longer known to be RESET
@@ -80,68 +77,52 @@ int qphs__qp_to_reset(struct qphs_context *ctx, struct qphs__qp *qp, int strict,
 	return modify(ctx, qp, &attr, IBV_QP_STATE);
 }
 
+/* The parameters this context's configuration decides. */
+static void params(const struct qphs_context *ctx, struct qphs__qp_params *q)
+{
+	qphs__qp_params_config(q, ctx->cfg, ctx->port);
+}
+
 int qphs__qp_to_init(struct qphs_context *ctx, struct qphs__qp *qp)
 {
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = ctx->port,
-		.pkey_index = (uint16_t)ctx->cfg->pkey_index,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC,
-	};
+	struct qphs__qp_params q;
+	struct ibv_qp_attr attr;
+	int mask;
 
-	return modify(ctx, qp, &attr,
-		      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+	params(ctx, &q);
+	qphs__qpattr_init(&q, &attr, &mask);
+	return modify(ctx, qp, &attr, mask);
 }
 
 int qphs__qp_to_rtr(struct qphs_context *ctx, struct qphs__qp *qp,
 		    const struct qphs__rtr_params *p)
 {
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_RTR,
-		.path_mtu = p->path_mtu,
-		.ah_attr = {
-			.is_global = 1,
-			.grh = {
-				.dgid = p->dgid,
-				.sgid_index = (uint8_t)p->sgid_index,
-				.hop_limit = 16,
-				.traffic_class = (uint8_t)ctx->cfg->ib_tc,
-				.flow_label = 0,
-			},
-			.dlid = p->dlid,
-			.sl = (uint8_t)ctx->cfg->ib_sl,
-			.src_path_bits = 0,
-			.static_rate = 0,
-			.port_num = ctx->port,
-		},
-		.dest_qp_num = p->dest_qpn,
-		.rq_psn = 0,
-		.max_dest_rd_atomic = (uint8_t)p->rd_atomic,
-		.min_rnr_timer = 12,
-	};
+	struct qphs__qp_params q;
+	struct ibv_qp_attr attr;
+	int mask;
 
-	return modify(ctx, qp, &attr,
-		      IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER | IBV_QP_AV |
-			      IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN);
+	params(ctx, &q);
+	q.path_mtu = p->path_mtu;
+	q.dgid = p->dgid;
+	q.sgid_index = p->sgid_index;
+	q.dlid = p->dlid;
+	q.dest_qpn = p->dest_qpn;
+	q.dest_rd_atomic = p->rd_atomic;
+	qphs__qpattr_rtr(&q, &attr, &mask);
+	return modify(ctx, qp, &attr, mask);
 }
 
 /* Nothing goes on the wire between RTR and RTS: a local change. */
 int qphs__qp_to_rts(struct qphs_context *ctx, struct qphs__qp *qp, int rd_atomic)
 {
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_RTS,
-		.timeout = (uint8_t)ctx->cfg->qp_timeout,
-		.retry_cnt = (uint8_t)ctx->cfg->qp_retry_cnt,
-		.rnr_retry = (uint8_t)ctx->cfg->qp_rnr_retry,
-		.sq_psn = 0,
-		.max_rd_atomic = (uint8_t)rd_atomic,
-	};
+	struct qphs__qp_params q;
+	struct ibv_qp_attr attr;
+	int mask, rc;
 
-	int rc = modify(ctx, qp, &attr,
-			IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-
+	params(ctx, &q);
+	q.rd_atomic = rd_atomic;
+	qphs__qpattr_rts(&q, &attr, &mask);
+	rc = modify(ctx, qp, &attr, mask);
 	if (!rc)
 		qp->reached_rts = 1;
 	return rc;

@@ -413,6 +413,16 @@ const char *qphs__verbs_qp_state_name(int state)
 	return "UNKNOWN";
 }
 
+int qphs__verbs_qp_state(struct qphs__verbs *v, struct qphs__qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (!qp->qp || v->ops->query_qp(v, qp, &a, IBV_QP_STATE, &ia))
+		return -1;
+	return (int)a.qp_state;
+}
+
 int qphs__verbs_mtu_bytes(enum ibv_mtu m)
 {
 	return (m >= IBV_MTU_256 && m <= IBV_MTU_4096) ? 128 << m : 0;

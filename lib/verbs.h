@@ -89,6 +89,9 @@ const char *qphs__verbs_wc_status_name(enum ibv_wc_status s);
 const char *qphs__verbs_port_state_name(int state);
 const char *qphs__verbs_event_name(enum ibv_event_type t);
 const char *qphs__verbs_qp_state_name(int state);
+/* qp's state as the driver reports it through v's ops (a quirk applies),
+ * or -1: no QP, or the query failed. */
+int qphs__verbs_qp_state(struct qphs__verbs *v, struct qphs__qp *qp);
 int qphs__verbs_mtu_bytes(enum ibv_mtu m);
 enum ibv_mtu qphs__verbs_mtu_enum(int bytes); /* 0 for a bad size */
 
