@@ -7,6 +7,14 @@
  *   3. N endpoints set up back to back and concurrently (N from argv);
  *   4. modify_qp latency per transition.
  *
+ * Every N-endpoint phase also prints where the CPU went while it ran:
+ * the guest's busy share and CPU ms per connection (/proc/stat: rxe's
+ * softirq and kworkers included), our process's, and the server's loop,
+ * ACK and worker threads' own CPU time.  A concurrent phase's time runs
+ * from the start until the last connection is ready; its threads exit
+ * after that.  QPLAB_BENCH_CONFIGS ("cold warm cmshape") and
+ * QPLAB_BENCH_MODES ("latency back_to_back concurrent") pick a subset.
+ *
  * Every loop is bounded in count and time.  Figures go to stdout as
  * "name value unit" lines that bench/rdma.sh reads.
  */
@@ -16,9 +24,11 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "qphs.h"
 #include "rdma_int.h"
+#include "daemon_int.h" /* the loop thread, for its CPU time */
 
 #define QP_PROBE_CAP 2048
 #define SETUP_REPEAT 20
@@ -210,17 +220,21 @@ static void setup_latency(struct host *a, struct host *b, const char *tag)
 
 struct conn_job {
 	struct qphs_context *a, *b;
-	pthread_barrier_t *bar;
+	pthread_barrier_t *bar, *end;
 	struct qphs_endpoint *ea, *eb;
-	double ms;
+	double ms, done_at;
 };
 
+/* A thread exits only after every connection is ready: the exits (stack
+ * unmapping, TLB shootdowns) are the harness's cost, not setup's. */
 static void *conn_thread(void *arg)
 {
 	struct conn_job *j = arg;
 
 	pthread_barrier_wait(j->bar);
 	j->ms = connect_ready(j->a, j->b, &j->ea, &j->eb);
+	j->done_at = now_ms();
+	pthread_barrier_wait(j->end);
 	return NULL;
 }
 
@@ -234,25 +248,169 @@ static void cmtime_shape(struct qphs_config *cfg)
 	cfg->max_inline = 0;
 }
 
+/* CPU spent while a phase runs: the whole guest's busy time from
+ * /proc/stat (rxe's kernel work runs in softirq and kworkers, outside our
+ * process) and our process's own, from getrusage. */
+struct cpu_mark {
+	double busy_ms, total_ms, proc_ms;
+	long csw;
+	long listen_overflows, syn_retrans; /* TcpExt of /proc/net/netstat */
+};
+
+/* One TcpExt counter of /proc/net/netstat (names line, then values). */
+static long tcpext(const char *name)
+{
+	char names[4096], vals[4096], *sn, *sv;
+	FILE *f = fopen("/proc/net/netstat", "r");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(names, sizeof(names), f) && fgets(vals, sizeof(vals), f)) {
+		if (strncmp(names, "TcpExt:", 7))
+			continue;
+		char *n = strtok_r(names, " \n", &sn), *x = strtok_r(vals, " \n", &sv);
+		for (; n && x; n = strtok_r(NULL, " \n", &sn), x = strtok_r(NULL, " \n", &sv))
+			if (!strcmp(n, name))
+				v = atol(x);
+	}
+	fclose(f);
+	return v;
+}
+
+static void cpu_mark(struct cpu_mark *m)
+{
+	unsigned long long v[10] = {0};
+	double tick = 1000.0 / (double)sysconf(_SC_CLK_TCK), all = 0;
+	struct rusage ru;
+	FILE *f = fopen("/proc/stat", "r");
+
+	memset(m, 0, sizeof(*m));
+	if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+			&v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
+		for (int i = 0; i < 8; i++)
+			all += (double)v[i];
+		m->total_ms = all * tick;
+		m->busy_ms = (all - (double)v[3] - (double)v[4]) * tick; /* not idle, iowait */
+	}
+	if (f)
+		fclose(f);
+	getrusage(RUSAGE_SELF, &ru);
+	m->proc_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+	m->csw = ru.ru_nvcsw + ru.ru_nivcsw;
+	m->listen_overflows = tcpext("ListenOverflows");
+	m->syn_retrans = tcpext("TCPSynRetrans");
+}
+
+static struct cpu_mark cpu_at[2];
+
+/* CPU time of the server's own threads during a phase: whether its daemon
+ * loop, ACK thread or workers are what the connections wait for. */
+static double thread_ms(pthread_t t)
+{
+	clockid_t c;
+	struct timespec ts;
+
+	if (pthread_getcpuclockid(t, &c) || clock_gettime(c, &ts))
+		return -1;
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static double srv_at[2][8];
+
+static void srv_mark(struct host *b, int k)
+{
+	srv_at[k][0] = thread_ms(b->d->thread);
+	srv_at[k][1] = thread_ms(b->r->ack_thread);
+	for (int i = 0; i < b->r->nworkers && i < 6; i++)
+		srv_at[k][2 + i] = thread_ms(b->r->workers[i]);
+}
+
+static void srv_print(const char *ptag, struct host *b)
+{
+	printf("%sserver_loop_thread_cpu %.1f ms\n%sserver_ack_thread_cpu %.1f ms\n", ptag,
+	       srv_at[1][0] - srv_at[0][0], ptag, srv_at[1][1] - srv_at[0][1]);
+	for (int i = 0; i < b->r->nworkers && i < 6; i++)
+		printf("%sserver_worker%d_cpu %.1f ms\n", ptag, i, srv_at[1][2 + i] - srv_at[0][2 + i]);
+}
+
+/* Waits (bounded: 15 s) until the guest's CPUs are quiet: the teardown of
+ * the previous phase (thousands of QPs destroyed, contexts closed) goes on
+ * in kworkers and RCU for a while, and must not be billed to the next. */
+static void settle(void)
+{
+	struct timespec nap = {0, 200 * 1000000L};
+	struct cpu_mark a, b;
+
+	for (int i = 0; i < 75; i++) {
+		cpu_mark(&a);
+		nanosleep(&nap, NULL);
+		cpu_mark(&b);
+		if (b.total_ms > a.total_ms && b.busy_ms - a.busy_ms < 0.1 * (b.total_ms - a.total_ms))
+			return;
+	}
+}
+
+/* QPLAB_BENCH_PERF_CTL=FIFO: "enable" / "disable" around each burst, for
+ * `perf record -D -1 --control fifo:FIFO` (profiling the burst alone). */
+static void perf_ctl(const char *what)
+{
+	const char *p = getenv("QPLAB_BENCH_PERF_CTL");
+	FILE *f = p ? fopen(p, "w") : NULL;
+
+	if (f) {
+		fprintf(f, "%s\n", what);
+		fclose(f);
+	}
+}
+
+static void cpu_print(const char *ptag, int n)
+{
+	const struct cpu_mark *a = &cpu_at[0], *b = &cpu_at[1];
+	double total = b->total_ms - a->total_ms;
+
+	printf("%sguest_cpu_busy %.0f %%\n%sguest_cpu_ms_per_conn %.3f ms\n"
+	       "%sprocess_cpu_ms_per_conn %.3f ms\n%scontext_switches_per_conn %.1f\n", ptag,
+	       total > 0 ? 100 * (b->busy_ms - a->busy_ms) / total : 0, ptag,
+	       (b->busy_ms - a->busy_ms) / n, ptag, (b->proc_ms - a->proc_ms) / n, ptag,
+	       (double)(b->csw - a->csw) / n);
+	/* A full accept queue (listen backlog, MC_HANDSHAKE_LISTEN_BACKLOG)
+	 * drops a SYN; the client sends it again 1 s later. */
+	printf("%slisten_overflows %ld\n%ssyn_retransmits %ld\n", ptag,
+	       b->listen_overflows - a->listen_overflows, ptag, b->syn_retrans - a->syn_retrans);
+}
+
 /* n connections to b, all started together; returns the wall time. */
 static double burst(struct host *cl, struct host *b, int n, struct phases *ph)
 {
 	struct conn_job *jobs = calloc((size_t)n, sizeof(*jobs));
 	pthread_t *th = calloc((size_t)n, sizeof(*th));
-	pthread_barrier_t bar;
-	double t0, t;
+	pthread_barrier_t bar, end;
+	double t0, t = 0;
 
 	pthread_barrier_init(&bar, NULL, (unsigned)n + 1);
+	pthread_barrier_init(&end, NULL, (unsigned)n + 1);
 	for (int i = 0; i < n; i++) {
-		jobs[i] = (struct conn_job){.a = cl[i].ctx, .b = b->ctx, .bar = &bar};
+		jobs[i] = (struct conn_job){.a = cl[i].ctx, .b = b->ctx, .bar = &bar, .end = &end};
 		pthread_create(&th[i], NULL, conn_thread, &jobs[i]);
 	}
+	perf_ctl("enable");
+	srv_mark(b, 0);
+	cpu_mark(&cpu_at[0]);
 	t0 = now_ms();
 	pthread_barrier_wait(&bar);
-	for (int i = 0; i < n; i++)
+	pthread_barrier_wait(&end); /* the last connection is ready */
+	cpu_mark(&cpu_at[1]);
+	srv_mark(b, 1);
+	perf_ctl("disable");
+	for (int i = 0; i < n; i++) {
 		pthread_join(th[i], NULL);
-	t = now_ms() - t0;
+		if (jobs[i].done_at - t0 > t)
+			t = jobs[i].done_at - t0;
+	}
 	pthread_barrier_destroy(&bar);
+	pthread_barrier_destroy(&end);
 	for (int i = 0; i < n; i++) {
 		phases_add(ph, jobs[i].ea, jobs[i].eb);
 		conn_close(jobs[i].ea, jobs[i].eb);
@@ -268,10 +426,14 @@ static double one_by_one(struct host *cl, struct host *b, int n, struct phases *
 	struct qphs_endpoint **e = calloc(2 * (size_t)n, sizeof(*e));
 	double t = 0;
 
+	srv_mark(b, 0);
+	cpu_mark(&cpu_at[0]);
 	for (int i = 0; i < n; i++) {
 		t += connect_ready(cl[i].ctx, b->ctx, &e[2 * i], &e[2 * i + 1]);
 		phases_add(ph, e[2 * i], e[2 * i + 1]);
 	}
+	cpu_mark(&cpu_at[1]);
+	srv_mark(b, 1);
 	for (int i = 0; i < n; i++)
 		conn_close(e[2 * i], e[2 * i + 1]);
 	free(e);
@@ -279,7 +441,7 @@ static double one_by_one(struct host *cl, struct host *b, int n, struct phases *
 }
 
 static void print_many(const char *tag, int n, const char *mode, double total,
-		       const struct phases *ph)
+		       const struct phases *ph, struct host *b)
 {
 	char ptag[96];
 
@@ -287,6 +449,8 @@ static void print_many(const char *tag, int n, const char *mode, double total,
 	       mode, total, tag, n, mode, total / n);
 	snprintf(ptag, sizeof(ptag), "%sendpoints_%d_%s_", tag, n, mode);
 	phases_print(ptag, ph);
+	cpu_print(ptag, n);
+	srv_print(ptag, b);
 }
 
 /* One timed phase of n endpoints: b and n clients (one context each,
@@ -313,8 +477,9 @@ static void phase(const char *const d[2], const char *const ad[2],
 	}
 	for (int i = 0; i < n; i++)
 		pools_ready(cl[i].ctx, b.ctx);
+	settle();
 	t = concurrent ? burst(cl, &b, n, &ph) : one_by_one(cl, &b, n, &ph);
-	print_many(tag, n, concurrent ? "concurrent" : "back_to_back", t, &ph);
+	print_many(tag, n, concurrent ? "concurrent" : "back_to_back", t, &ph, &b);
 	for (int i = n - 1; i >= 0; i--)
 		host_down(&cl[i]);
 	host_down(&b);
@@ -368,10 +533,12 @@ static void transitions(struct host *a, struct host *b, int m)
 
 /* The connection figures for one configuration of both sides (the QP
  * counts must match); tag prefixes every name. */
+static int wanted(const char *var, const char *what);
+
 static void figures(const char *const d[2], const char *const ad[2], struct qphs_config cfg,
 		    const char *tag, int latency, int *ns, int nn)
 {
-	if (latency) {
+	if (latency && wanted("QPLAB_BENCH_MODES", "latency")) {
 		struct host a, b;
 
 		host_up(&b, d[1], ad[1], NULL, &cfg);
@@ -381,9 +548,21 @@ static void figures(const char *const d[2], const char *const ad[2], struct qphs
 		host_down(&b);
 	}
 	for (int i = 0; i < nn; i++) {
-		phase(d, ad, &cfg, ns[i], 0, tag);
-		phase(d, ad, &cfg, ns[i], 1, tag);
+		if (wanted("QPLAB_BENCH_MODES", "back_to_back"))
+			phase(d, ad, &cfg, ns[i], 0, tag);
+		if (wanted("QPLAB_BENCH_MODES", "concurrent"))
+			phase(d, ad, &cfg, ns[i], 1, tag);
 	}
+}
+
+/* A development knob: QPLAB_BENCH_CONFIGS ("cold warm cmshape") and
+ * QPLAB_BENCH_MODES ("latency back_to_back concurrent") pick a subset;
+ * unset, everything runs. */
+static int wanted(const char *var, const char *what)
+{
+	const char *v = getenv(var);
+
+	return !v || !*v || strstr(v, what);
 }
 
 int main(int argc, char **argv)
@@ -424,13 +603,16 @@ int main(int argc, char **argv)
 	}
 	/* Cold: the default, every QP created on the critical path. */
 	cfg_bench(&cfg);
-	figures(d, ad, cfg, "", 1, ns, nn);
+	if (wanted("QPLAB_BENCH_CONFIGS", "cold"))
+		figures(d, ad, cfg, "", 1, ns, nn);
 	/* Warm: a QP pool filled before the timed part (qp_pool_size). */
 	cfg.qp_pool_size = 2 * cfg.num_qp_per_ep;
-	figures(d, ad, cfg, "warm_", 1, ns, nn);
+	if (wanted("QPLAB_BENCH_CONFIGS", "warm"))
+		figures(d, ad, cfg, "warm_", 1, ns, nn);
 	/* rdma-core cmtime's QP shape, no pool, like cmtime. */
 	cfg_bench(&cfg);
 	cmtime_shape(&cfg);
-	figures(d, ad, cfg, "cmshape_", 0, ns, nn);
+	if (wanted("QPLAB_BENCH_CONFIGS", "cmshape"))
+		figures(d, ad, cfg, "cmshape_", 0, ns, nn);
 	return 0;
 }

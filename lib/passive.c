@@ -20,6 +20,8 @@
 struct passive {
 	struct qphs_rdma *r;
 	double queued_ms;
+	int nowait;        /* loop thread: never wait for ep->lock */
+	int busy;          /* nowait and ep->lock was held: not answered */
 	struct qphs_context *ctx;
 	struct qphs__hs_desc *peer;
 	struct qphs__hs_desc *out;
@@ -152,8 +154,11 @@ static void ready_ack(struct passive *p)
 
 	if (st != QPHS_EP_CONNECTED && st != QPHS_EP_WAIT_READY_ACK) {
 		reject(p, "Received RDMA ready ACK for unconnected endpoint");
+	} else if (p->nowait && pthread_mutex_trylock(&ep->lock)) {
+		p->busy = 1;
 	} else {
-		pthread_mutex_lock(&ep->lock);
+		if (!p->nowait)
+			pthread_mutex_lock(&ep->lock);
 		if (!qphs__ep_qpns_equal(ep, p->peer->qp_num, p->peer->qp_count))
 			reject(p, "Received stale RDMA ready ACK with mismatched peer QP numbers");
 		else if (atomic_load(&ep->status) == QPHS_EP_WAIT_READY_ACK)
@@ -196,10 +201,13 @@ static void dispatch(struct passive *p)
 	free(dev);
 }
 
-void qphs__passive_connection(struct qphs_rdma *r, struct qphs_request *req, double queued_ms)
+/* Returns 0 when answered, 1 when p->busy left it unanswered. */
+static int passive_connection(struct qphs_rdma *r, struct qphs_request *req, double queued_ms,
+			      int nowait)
 {
 	struct qphs__hs_desc peer, out;
-	struct passive p = {.r = r, .peer = &peer, .out = &out, .queued_ms = queued_ms};
+	struct passive p = {.r = r, .peer = &peer, .out = &out, .queued_ms = queued_ms,
+			    .nowait = nowait};
 	char err[QPHS__TEXT_LEN] = "out of memory";
 	size_t len = 0;
 	const struct qphs__hs_desc *parsed = qphs__request_desc(req);
@@ -212,7 +220,7 @@ void qphs__passive_connection(struct qphs_rdma *r, struct qphs_request *req, dou
 		if (ok)
 			qphs__hs_desc_clear(&peer);
 		qphs_request_close(req);
-		return;
+		return 0;
 	}
 	if (!ok) {
 		qphs__desc_set_str(&out.reply_msg, err);
@@ -224,8 +232,24 @@ void qphs__passive_connection(struct qphs_rdma *r, struct qphs_request *req, dou
 		out.ready_ack = false;
 		qphs__hs_desc_clear(&peer);
 	}
-	reply_with(req, &out);
+	if (!p.busy)
+		reply_with(req, &out);
 	qphs__hs_desc_clear(&out);
+	return p.busy;
+}
+
+void qphs__passive_connection(struct qphs_rdma *r, struct qphs_request *req, double queued_ms)
+{
+	passive_connection(r, req, queued_ms, 0);
+}
+
+/* A ready ACK only looks an endpoint up and flips its state: answered on
+ * the loop thread it needs no thread hand-off (under a burst of connects
+ * every hand-off waits behind the runnable setup threads).  Only an
+ * endpoint whose lock a setup holds goes to the ACK lane. */
+int qphs__passive_ack_now(struct qphs_rdma *r, struct qphs_request *req)
+{
+	return !passive_connection(r, req, 0, 1);
 }
 
 /* Metadata: our segment descriptor; "qphs-checksum DEV LEN" in the request's

@@ -208,6 +208,10 @@ int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs__hs_desc *d);
 struct qphs_request;
 void qphs__passive_connection(struct qphs_rdma *r, struct qphs_request *req,
 			      double queued_ms);
+/* A ready ACK answered on the daemon's loop thread without waiting for any
+ * lock an endpoint's setup may hold.  Returns 1 when answered; 0 when the
+ * endpoint's lock was busy: nothing was sent, the caller queues it. */
+int qphs__passive_ack_now(struct qphs_rdma *r, struct qphs_request *req);
 void qphs__passive_metadata(struct qphs_rdma *r, struct qphs_request *req);
 struct qphs_context *qphs__rdma_find_ctx(struct qphs_rdma *r, const char *device);
 struct qphs_context *qphs__rdma_find_ctx_locked(struct qphs_rdma *r, const char *device);

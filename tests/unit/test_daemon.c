@@ -464,6 +464,63 @@ START_TEST(daemon_handler_answers_from_another_thread)
 }
 END_TEST
 
+/* A reply from another thread is written by that thread (no fault): the
+ * daemon counts it once and the connection goes away. */
+START_TEST(daemon_reply_from_another_thread_is_counted_once_and_closed)
+{
+	struct qphs_client_result res;
+	struct qphs_daemon_stats st;
+	struct qphs_daemon *d = NULL;
+	struct qphs_config cfg;
+	pthread_t t;
+
+	hs_test_config(&cfg);
+	d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), hold, NULL);
+	pthread_create(&t, NULL, answer_later, NULL);
+	ck_assert_int_eq(qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
+					     strlen(CONN_BODY), &res), 0);
+	free(res.reply);
+	pthread_join(t, NULL);
+	for (int i = 0; i < 200; i++) {
+		qphs_daemon_stats(d, &st);
+		if (st.open_connections == 0)
+			break;
+		usleep(10000);
+	}
+	ck_assert_uint_eq(st.open_connections, 0);
+	ck_assert_uint_eq(st.replied, 1);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+/* A fault still shapes a reply given from another thread: delay:300 holds
+ * it, so the replying thread must not write it itself. */
+START_TEST(daemon_delay_fault_holds_a_reply_from_another_thread)
+{
+	struct qphs_client_result res;
+	struct qphs_daemon *d = NULL;
+	struct qphs_config cfg;
+	struct qphs_fault f;
+	pthread_t t;
+
+	hs_test_config(&cfg);
+	ck_assert_int_eq(qphs_daemon_new(&cfg, &d), 0);
+	ck_assert_int_eq(qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, hold, NULL), 0);
+	ck_assert_int_eq(qphs_fault_parse("delay:300", &f, NULL, 0), 0);
+	ck_assert_int_eq(qphs_daemon_set_fault(d, &f), 0);
+	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
+	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	pthread_create(&t, NULL, answer_later, NULL);
+	ck_assert_int_eq(qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
+					     strlen(CONN_BODY), &res), 0);
+	/* 50 ms in the handler, then the fault's 300 ms. */
+	ck_assert_double_ge(res.total_ms, 340);
+	free(res.reply);
+	pthread_join(t, NULL);
+	qphs_daemon_free(d);
+}
+END_TEST
+
 static void *send_connection(void *arg)
 {
 	struct qphs_client_result res;
@@ -624,6 +681,8 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, daemon_stalled_connections_do_not_delay_a_probe);
 	tcase_add_test(tc, daemon_closes_a_silent_client_at_the_request_deadline);
 	tcase_add_test(tc, daemon_refuses_connections_beyond_the_cap);
+	tcase_add_test(tc, daemon_reply_from_another_thread_is_counted_once_and_closed);
+	tcase_add_test(tc, daemon_delay_fault_holds_a_reply_from_another_thread);
 	tcase_add_test(tc, daemon_stops_promptly_with_connections_in_flight);
 	tcase_add_test(tc, daemon_survives_running_out_of_descriptors);
 	return s;
