@@ -1,6 +1,7 @@
 /* `qplab run --jobs N`: N worker processes run the scenarios, the runner
  * prints and collects what they send (run_jobs.h). */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -61,12 +62,13 @@ static int send_msg(int fd, const struct run_job_msg *m, const char *json)
 }
 
 /* One scenario in a worker: run, evaluate, send.  The outcome's facts are
- * the worker's; only the numbers travel. */
-static void work_one(struct run_ctx *c, const struct qplab_catalogue *cat, size_t i,
+ * the worker's; only the numbers travel.  Returns send_msg's result. */
+static int work_one(struct run_ctx *c, const struct qplab_catalogue *cat, size_t i,
 		     const struct qplab_runinfo *ri, int fd)
 {
 	struct run_job_msg m = {.kind = RUN_JOB_RESULT, .index = (int32_t)i};
 	json_object *j;
+	int rc;
 
 	c->last = i + 1 >= cat->n; /* no worker takes another: nothing reuses it */
 	run_scenario(c, cat->plans[i], &m.out);
@@ -75,12 +77,14 @@ static void work_one(struct run_ctx *c, const struct qplab_catalogue *cat, size_
 		qplab_scenario_facts_free(&m.out.facts);
 	memset(&m.out.facts, 0, sizeof(m.out.facts));
 	m.out.have_facts = false;
-	send_msg(fd, &m, j ? json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN) : NULL);
+	rc = send_msg(fd, &m, j ? json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN) : NULL);
 	json_object_put(j);
+	return rc;
 }
 
-/* A worker's life: take indices until none are left or the run is
- * interrupted, tear down, say so, exit (never returns). */
+/* A worker's life: take indices until none are left, the run is
+ * interrupted or the runner is gone; tear down, say so, exit (never
+ * returns). */
 static void worker_main(const struct run_ctx *proto, int w, int jobs, const struct qplab_catalogue *cat,
 			const struct qplab_runinfo *ri, const char *logdir, atomic_size_t *next, int fd)
 {
@@ -102,10 +106,9 @@ static void worker_main(const struct run_ctx *proto, int w, int jobs, const stru
 		size_t i = atomic_fetch_add(next, 1);
 		struct run_job_msg st = {.kind = RUN_JOB_START, .index = (int32_t)i};
 
-		if (i >= cat->n)
+		/* A runner that cannot be told (it is gone) wants no more. */
+		if (i >= cat->n || send_msg(fd, &st, NULL) || work_one(&c, cat, i, ri, fd))
 			break;
-		send_msg(fd, &st, NULL);
-		work_one(&c, cat, i, ri, fd);
 	}
 	m.left = run_ctx_finish(&c);
 	m.built = c.built;
@@ -184,6 +187,33 @@ static void handle(struct collect *co, struct worker *w, const struct run_job_ms
 	}
 }
 
+/* A worker that died could not tear down: its topologies (topo's state
+ * files /run/qplab/j<W>r<K>.undo; its agents exit when their stdin, the
+ * worker's pipe, closes) go here.  Returns what is left of them. */
+static int down_worker_topos(int num)
+{
+	DIR *d = opendir("/run/qplab");
+	struct dirent *e;
+	char prefix[16];
+	int left = 0;
+
+	snprintf(prefix, sizeof(prefix), "j%dr", num);
+	while (d && (e = readdir(d))) {
+		size_t p = strlen(prefix), k = strspn(e->d_name + p, "0123456789");
+		struct run_topo t;
+
+		if (strncmp(e->d_name, prefix, p) || !k || strcmp(e->d_name + p + k, ".undo") || p + k >= sizeof(t.id))
+			continue;
+		memset(&t, 0, sizeof(t));
+		snprintf(t.id, sizeof(t.id), "%.*s", (int)(p + k), e->d_name);
+		t.up = true;
+		left += run_topo_down(&t);
+	}
+	if (d)
+		closedir(d);
+	return left;
+}
+
 /* The worker's pipe is at EOF: reap it; a scenario it took and did not
  * report is an error, not a wait. */
 static void worker_gone(struct collect *co, struct worker *w, int num)
@@ -204,14 +234,15 @@ static void worker_gone(struct collect *co, struct worker *w, int num)
 	else
 		snprintf(why, sizeof(why), "job %d ended (exit %d) while running this scenario", num,
 			 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	fprintf(stderr, "qplab run: %s; its topology may be left (netns/topo down --all)\n", why);
+	fprintf(stderr, "qplab run: %s; its topologies are removed here\n", why);
 	if (w->inflight >= 0) {
 		struct qplab_scenario_result r = {.plan = co->cat->plans[w->inflight], .status = QPLAB_ERROR,
 						  .reason = why};
 
 		record(co, (size_t)w->inflight, qplab_result_json(&r), NULL);
 	}
-	co->tot->left += !w->done; /* its teardown never reported: count it as left */
+	if (!w->done)
+		co->tot->left += down_worker_topos(num);
 }
 
 /* Reads what worker w has; at EOF (or garbage) it is gone. */

@@ -7,7 +7,8 @@
 # valid and in catalogue order; then SIGINT while two jobs are inside
 # their scenarios: nothing of the lab left (namespaces, veths, bridges,
 # rxe devices, rules, agents, workers, topo state); the two
-# interrupted scenarios are reported.  Outputs under
+# interrupted scenarios are reported.  Last, a worker killed with SIGKILL:
+# its scenario is an error, the run ends, nothing is left.  Outputs under
 # build/check-lab/jobs/.
 build=${QPLAB_BUILD:-$QPLAB_ROOT/build}
 Q=$build/qplab
@@ -99,3 +100,33 @@ grep -q '^# interrupted' "$OUT/int.tap" || fail "the interrupted run did not say
 left=$(leftovers)
 [ -z "$left" ] || fail "left over after SIGINT in a --jobs 2 run: $left"
 note "--jobs 2, SIGINT in two scenarios: $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms, nothing left"
+
+# 3. A worker killed (SIGKILL) inside its scenario: that scenario is an
+# error naming the signal, the others are reported, the run ends, and the
+# runner removes the dead worker's topology (its agents exit when their
+# stdin, the worker's pipe, closes).  The ids sort so that the long
+# scenario (zz1/interrupt) is taken last, by whichever job is free first;
+# it is then the only worker left.
+t0=${EPOCHREALTIME/[.,]/}
+QPLAB_RUN_TRACE=1 "$Q" run "$OUT/zz1/interrupt.json" "$LAB/healthy.json" scenarios/basic/connect-1qp.json \
+	--jobs 2 --out "$OUT/kill" >"$OUT/kill.tap" 2>"$OUT/kill.err" &
+pid=$!
+last_one() { [ "$(grep -c 'qplab run: connect ' "$OUT/kill.err")" -ge 3 ] && [ "$(pgrep -c -P $pid)" = 1 ]; }
+wait_until 180 last_one || { kill -INT $pid; wait $pid; fail "never one worker left in zz1/interrupt: $(tail -n 5 "$OUT/kill.err")"; }
+victim=$(pgrep -P $pid)
+kill -KILL "$victim"
+rc=0
+wait_until 60 sh -c "! kill -0 $pid 2>/dev/null" || { kill -INT $pid; fail "the run did not end after its worker died"; }
+wait $pid || rc=$?
+sed 's/^/  /' "$OUT/kill.tap"
+[ $rc = 1 ] || fail "worker killed: exit $rc, want 1"
+grep -A1 '^not ok [0-9]* - zz1/interrupt$' "$OUT/kill.tap" | grep -q '# error: job [01] died (signal 9) while running this scenario' ||
+	fail "the killed worker's scenario is not an error naming the signal"
+for id in lab/healthy basic/connect-1qp; do
+	grep -q "^ok [0-9]* - $id\$" "$OUT/kill.tap" || fail "worker killed: $id did not pass"
+done
+grep -q '^# summary: 3 of 3 scenarios .* 2 pass, 0 fail, 0 skip, 1 error' "$OUT/kill.tap" ||
+	fail "worker killed: summary: $(grep '^# summary' "$OUT/kill.tap")"
+left=$(leftovers)
+[ -z "$left" ] || fail "left over after a worker was killed: $left"
+note "--jobs 2, a worker killed: $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms, its scenario an error, nothing left"
