@@ -25,6 +25,13 @@ struct worker {
 	struct run_job_reader rd;
 };
 
+/* What workers share: the next position in order (atomic), and the
+ * order (filled before the fork, read-only after). */
+struct shared {
+	atomic_size_t next;
+	size_t order[];
+};
+
 struct collect {
 	const struct qplab_catalogue *cat;
 	const struct qplab_runinfo *ri;
@@ -70,7 +77,6 @@ static int work_one(struct run_ctx *c, const struct qplab_catalogue *cat, size_t
 	json_object *j;
 	int rc;
 
-	c->last = i + 1 >= cat->n; /* no worker takes another: nothing reuses it */
 	run_scenario(c, cat->plans[i], &m.out);
 	j = run_scenario_json(cat->plans[i], &m.out, ri);
 	if (m.out.have_facts)
@@ -86,7 +92,7 @@ static int work_one(struct run_ctx *c, const struct qplab_catalogue *cat, size_t
  * interrupted or the runner is gone; tear down, say so, exit (never
  * returns). */
 static void worker_main(const struct run_ctx *proto, int w, int jobs, const struct qplab_catalogue *cat,
-			const struct qplab_runinfo *ri, const char *logdir, atomic_size_t *next, int fd)
+			const struct qplab_runinfo *ri, const char *logdir, struct shared *sh, int fd)
 {
 	struct run_ctx c = *proto;
 	struct run_job_msg m = {.kind = RUN_JOB_DONE};
@@ -103,10 +109,11 @@ static void worker_main(const struct run_ctx *proto, int w, int jobs, const stru
 	qplab_report_mkdir(dir);
 	setenv("QPLAB_RUN_LOGDIR", dir, 1);
 	while (!qplab_run_interrupted) {
-		size_t i = atomic_fetch_add(next, 1);
+		size_t k = atomic_fetch_add(&sh->next, 1), i = k < cat->n ? sh->order[k] : cat->n;
 		struct run_job_msg st = {.kind = RUN_JOB_START, .index = (int32_t)i};
 
 		/* A runner that cannot be told (it is gone) wants no more. */
+		c.last = k + 1 >= cat->n; /* no worker takes another: nothing reuses it */
 		if (i >= cat->n || send_msg(fd, &st, NULL) || work_one(&c, cat, i, ri, fd))
 			break;
 	}
@@ -119,7 +126,7 @@ static void worker_main(const struct run_ctx *proto, int w, int jobs, const stru
 
 /* Forks worker w with its pipe; returns its pid and read end, or -1. */
 static int start_worker(const struct run_ctx *proto, int w, int jobs, const struct qplab_catalogue *cat,
-			const struct qplab_runinfo *ri, const char *logdir, atomic_size_t *next,
+			const struct qplab_runinfo *ri, const char *logdir, struct shared *sh,
 			struct worker *ws)
 {
 	int p[2];
@@ -142,7 +149,7 @@ static int start_worker(const struct run_ctx *proto, int w, int jobs, const stru
 		for (int k = 0; k < w; k++)
 			if (ws[k].fd >= 0)
 				close(ws[k].fd);
-		worker_main(proto, w, jobs, cat, ri, logdir, next, p[1]);
+		worker_main(proto, w, jobs, cat, ri, logdir, sh, p[1]);
 	}
 	close(p[1]);
 	ws[w].fd = p[0];
@@ -316,26 +323,52 @@ static void missing_as_errors(struct collect *co)
 	}
 }
 
+/* The shared counter and the order, in memory every worker sees. */
+static struct shared *shared_new(const struct qplab_catalogue *cat, const char *mode, size_t *size)
+{
+	char **sigs = calloc(cat->n, sizeof(char *));
+	struct shared *sh = NULL;
+	size_t i;
+
+	*size = sizeof(*sh) + cat->n * sizeof(size_t);
+	for (i = 0; sigs && i < cat->n; i++)
+		if (!(sigs[i] = run_jobs_topo_sig(cat->plans[i], mode)))
+			break;
+	if (sigs && i == cat->n) {
+		sh = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (sh == MAP_FAILED)
+			sh = NULL;
+	}
+	if (sh) {
+		atomic_init(&sh->next, 0);
+		run_jobs_order((const char *const *)sigs, cat->n, sh->order);
+	}
+	for (size_t k = 0; sigs && k < cat->n; k++)
+		free(sigs[k]);
+	free(sigs);
+	return sh;
+}
+
 int run_jobs(const struct run_ctx *proto, const struct qplab_catalogue *cat,
 	     const struct qplab_runinfo *ri, int jobs, const char *logdir, struct qplab_tap *tap,
 	     json_object *run, struct run_totals *tot)
 {
 	int nw = run_jobs_workers(jobs, cat->n), started = 0;
 	struct worker ws[64];
-	atomic_size_t *next = mmap(NULL, sizeof(*next), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	size_t size;
+	struct shared *sh = shared_new(cat, proto->mode, &size);
 	struct collect co = {.cat = cat, .ri = ri, .tap = tap, .tot = tot, .res = calloc(cat->n, sizeof(json_object *))};
 
-	if (next == MAP_FAILED || !co.res) {
+	if (!sh || !co.res) {
 		free(co.res);
-		if (next != MAP_FAILED)
-			munmap(next, sizeof(*next));
+		if (sh)
+			munmap(sh, size);
 		return -1;
 	}
-	atomic_init(next, 0);
 	memset(ws, 0, sizeof(ws));
 	for (int w = 0; w < nw && w < 64; w++) {
 		ws[w].fd = -1;
-		if (start_worker(proto, w, nw, cat, ri, logdir, next, ws) == 0)
+		if (start_worker(proto, w, nw, cat, ri, logdir, sh, ws) == 0)
 			started++;
 	}
 	if (started) {
@@ -352,6 +385,6 @@ int run_jobs(const struct run_ctx *proto, const struct qplab_catalogue *cat,
 	for (int w = 0; w < nw; w++)
 		run_job_reader_free(&ws[w].rd);
 	free(co.res);
-	munmap(next, sizeof(*next));
+	munmap(sh, size);
 	return started ? 0 : -1;
 }
