@@ -1,6 +1,7 @@
 /* `qplab run`: scenarios -> TAP, results.json, junit.xml.  With the vm
  * backend it re-executes itself inside `netns/vm` once per kernel and
- * merges the runs; otherwise it runs the scenarios here, one at a time. */
+ * merges the runs; otherwise it runs the scenarios here, one at a time or,
+ * with --jobs N in the netns mode, N at once (run_jobs.c). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "report.h"
 #include "run.h"
 #include "run_args.h"
+#include "run_jobs.h"
 
 volatile sig_atomic_t qplab_run_interrupted;
 
@@ -109,8 +111,8 @@ static void print_overhead(const struct run_outcome *o, int n, int built)
 	       all / n / 1000.0, own / n / 1000.0, max / 1000.0, built, n);
 }
 
-static json_object *scenario_result(const struct qplab_plan *p, struct run_outcome *o,
-				    const struct qplab_runinfo *ri)
+json_object *run_scenario_json(const struct qplab_plan *p, struct run_outcome *o,
+			       const struct qplab_runinfo *ri)
 {
 	struct qplab_verdict *v = NULL;
 	struct qplab_scenario_result r = {.plan = p, .status = o->status,
@@ -132,7 +134,33 @@ static json_object *scenario_result(const struct qplab_plan *p, struct run_outco
 	return j;
 }
 
-/* Runs every scenario here (inside the lab). */
+/* One scenario after another, in catalogue order, one run_ctx. */
+static void run_serial(struct run_ctx *c, const struct qplab_catalogue *cat,
+		       const struct qplab_runinfo *ri, struct qplab_tap *tap, json_object *run,
+		       struct run_totals *tot)
+{
+	for (size_t i = 0; i < cat->n && !qplab_run_interrupted; i++) {
+		struct run_outcome out;
+		json_object *j;
+
+		memset(&out, 0, sizeof(out));
+		c->last = i + 1 == cat->n;
+		run_scenario(c, cat->plans[i], &out);
+		if (tot->over && out.status != QPLAB_SKIP)
+			tot->over[tot->nover++] = out;
+		j = run_scenario_json(cat->plans[i], &out, ri);
+		qplab_tap_result(tap, j);
+		qplab_results_run_add(run, j);
+		json_object_put(j);
+		if (out.have_facts)
+			qplab_scenario_facts_free(&out.facts);
+	}
+	tot->left = run_ctx_finish(c);
+	tot->built = c->built;
+}
+
+/* Runs every scenario here (inside the lab): serially, or with --jobs N
+ * on N workers (netns mode; shared mode refuses, run_args.c). */
 static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 {
 	const char *caps[8];
@@ -143,8 +171,8 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	struct qplab_runinfo ri = {.driver = "rxe", .caps = caps, .time_multiplier = run_mult()};
 	json_object *doc = qplab_results_doc(), *run;
 	double t0 = run_now_ms();
-	struct run_outcome *over;
-	int rc, nover = 0;
+	struct run_totals tot = {0};
+	int rc;
 
 	if (probe_caps(caps, mode, sizeof(mode)) != 0) {
 		qplab_tap_begin(&tap, stdout, (int)cat->n);
@@ -154,8 +182,10 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	}
 	if (o->backend == QPLAB_BACKEND_NETNS || o->backend == QPLAB_BACKEND_SHARED)
 		snprintf(mode, sizeof(mode), "%s", qplab_backend_name(o->backend));
-	if (qplab_run_check_jobs(o, mode, err, sizeof(err)))
+	if (qplab_run_check_jobs(o, mode, err, sizeof(err))) {
+		json_object_put(doc);
 		return qplab_usage_error("run: %s", err);
+	}
 	c.mode = mode;
 	c.keep = o->keep;
 	uname(&u);
@@ -168,25 +198,11 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	run_order_plans(cat->plans, cat->n);
 	setenv("QPLAB_RUN_LOGDIR", logdir, 1);
 	run = qplab_results_run(&ri, NULL);
-	over = calloc(cat->n + 1, sizeof(*over));
+	tot.over = calloc(cat->n + 1, sizeof(*tot.over));
 	qplab_tap_begin(&tap, stdout, (int)cat->n);
-	for (size_t i = 0; i < cat->n && !qplab_run_interrupted; i++) {
-		struct run_outcome out;
-		json_object *j;
-
-		memset(&out, 0, sizeof(out));
-		c.last = i + 1 == cat->n;
-		run_scenario(&c, cat->plans[i], &out);
-		if (over && out.status != QPLAB_SKIP)
-			over[nover++] = out;
-		j = scenario_result(cat->plans[i], &out, &ri);
-		qplab_tap_result(&tap, j);
-		qplab_results_run_add(run, j);
-		json_object_put(j);
-		if (out.have_facts)
-			qplab_scenario_facts_free(&out.facts);
-	}
-	if (run_ctx_finish(&c) > 0) {
+	if (o->jobs < 2 || cat->n < 2 || run_jobs(&c, cat, &ri, o->jobs, logdir, &tap, run, &tot))
+		run_serial(&c, cat, &ri, &tap, run, &tot);
+	if (tot.left > 0) {
 		printf("# the lab's topology was not removed completely (netns/topo down --all)\n");
 		tap.counts[QPLAB_ERROR]++;
 	}
@@ -199,8 +215,8 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	if (qplab_report_write_outputs(o->out, doc, err, sizeof(err)))
 		fprintf(stderr, "qplab run: %s\n", err);
 	json_object_put(doc);
-	print_overhead(over, nover, c.built);
-	free(over);
+	print_overhead(tot.over, tot.nover, tot.built);
+	free(tot.over);
 	rc = qplab_tap_end(&tap);
 	return qplab_run_interrupted ? QPLAB_EXIT_FAIL : rc;
 }
@@ -232,13 +248,8 @@ int cmd_run(int argc, char **argv)
 		qplab_catalogue_free(&cat);
 		return QPLAB_EXIT_USAGE;
 	}
-	/* Before anything is built or booted; inside the lab the mode's own
-	 * reason is given (run_here). */
-	if (o.backend != QPLAB_BACKEND_SHARED && o.backend != QPLAB_BACKEND_NETNS &&
-	    qplab_run_check_jobs(&o, NULL, err, sizeof(err))) {
-		qplab_catalogue_free(&cat);
-		return qplab_usage_error("run: %s", err);
-	}
+	/* --jobs is checked where the topology mode is known: inside the lab
+	 * (run_here; with the vm backend, inside the VM, which gets --jobs). */
 	catch_signals();
 	if (o.backend == QPLAB_BACKEND_VM || (o.backend == QPLAB_BACKEND_AUTO && !host_has_netns()))
 		rc = run_in_vm(argc, argv, &o, cat.n);

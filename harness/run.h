@@ -137,6 +137,7 @@ struct run_ctx {
 	const char *log_dir;       /* agents' stderr */
 	const char *const *caps;
 	int seq;                   /* topology ID counter */
+	int job, jobs;             /* --jobs: this worker (0-based) of how many (0/1: serial) */
 	int built;                 /* topologies built by this run */
 	bool keep;                 /* --keep */
 	bool last;                 /* the run's last scenario: nothing reuses its topology */
@@ -152,6 +153,11 @@ struct run_ctx {
  * kernel; TAP relayed under one plan, results merged into o->out. */
 struct qplab_run_opts;
 int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o, size_t nscenarios);
+
+/* The topology name for c's seq-th topology (run_jobs_msg.c): unique
+ * per worker, so parallel workers' namespaces, veths and rxe devices
+ * never clash. */
+void run_topo_name(const struct run_ctx *c, int seq, char *id, size_t len);
 
 /* Tears the kept topology down; returns what is left of it (objects). */
 int run_ctx_finish(struct run_ctx *c);

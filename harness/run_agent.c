@@ -160,7 +160,7 @@ static const char *rxe_only_dir(void)
 {
 	static const char dir[] = "/run/qplab/verbs-rxe.d";
 	static int state; /* 0 unknown, 1 ready, -1 not available */
-	char line[256] = "";
+	char line[256] = "", tmp[64];
 	FILE *in, *out;
 
 	if (state)
@@ -176,12 +176,17 @@ static const char *rxe_only_dir(void)
 	fclose(in);
 	mkdir("/run/qplab", 0755);
 	mkdir(dir, 0755);
-	out = fopen("/run/qplab/verbs-rxe.d/rxe.driver", "we");
+	/* Written aside and renamed: with --jobs another worker's agent may
+	 * be reading the file this moment, and must never see it empty. */
+	snprintf(tmp, sizeof(tmp), "%s/.rxe.driver.%d", dir, (int)getpid());
+	out = fopen(tmp, "we");
 	if (!out)
 		return NULL;
 	fputs(line, out);
-	if (fclose(out) == 0 && line[0])
+	if (fclose(out) == 0 && line[0] && rename(tmp, "/run/qplab/verbs-rxe.d/rxe.driver") == 0)
 		state = 1;
+	else
+		unlink(tmp);
 	return state > 0 ? dir : NULL;
 }
 

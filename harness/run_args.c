@@ -23,7 +23,7 @@ void qplab_run_usage(FILE *out)
 		"                'hosts' is reserved for real machines and not available yet\n"
 		"  --kernel K    run on kernel K (vm backend; repeat for several, merged results)\n"
 		"  --tag T       only scenarios tagged T (repeat: any of them)\n"
-		"  --jobs N      scenarios at once: only 1 for now (N > 1 is refused with the reason)\n"
+		"  --jobs N      scenarios at once (netns mode; the shared mode refuses N > 1)\n"
 		"  --out DIR     output directory\n"
 		"  --keep        leave the topology of a scenario that errored, and of the last\n"
 		"                scenario, in place for inspection (netns/topo down --name ID)\n"
@@ -121,14 +121,11 @@ int qplab_run_parse_args(int argc, char **argv, struct qplab_run_opts *o, char *
 
 int qplab_run_check_jobs(const struct qplab_run_opts *o, const char *mode, char *err, size_t errlen)
 {
-	if (o->jobs <= 1)
+	if (o->jobs <= 1 || !mode || strcmp(mode, "shared"))
 		return 0;
-	if (mode && !strcmp(mode, "shared"))
-		snprintf(err, errlen, "--jobs %d: the shared topology mode rewrites one routing table "
-				      "and runs one scenario at a time", o->jobs);
-	else
-		snprintf(err, errlen, "--jobs %d: the runner runs one scenario at a time (netns topologies "
-				      "have names of their own and could run side by side, but scenarios are "
-				      "not run in parallel yet)", o->jobs);
+	snprintf(err, errlen, "--jobs %d: the shared topology mode (this kernel's rxe cannot work "
+			      "in a network namespace) rewrites one routing table and runs one "
+			      "scenario at a time; use --jobs 1, or a kernel whose rxe runs in "
+			      "namespaces (netns mode)", o->jobs);
 	return QPHS_ERR_INVALID_ARGUMENT;
 }

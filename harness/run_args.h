@@ -53,9 +53,10 @@ int qplab_run_parse_args(int argc, char **argv, struct qplab_run_opts *o, char *
 /* Prints the usage text. */
 void qplab_run_usage(FILE *out);
 
-/* Refuses --jobs > 1, saying why for the mode (NULL: not known yet):
- * "shared" cannot run two scenarios at once (one routing table); netns
- * could, but the runner does not run scenarios in parallel.  Returns 0 or
+/* Refuses --jobs > 1 where the topology mode cannot run two scenarios at
+ * once, saying why: "shared" (one namespace, one routing table rewritten
+ * per topology).  "netns" runs them side by side; NULL (the mode is not
+ * known yet: the vm backend decides inside the VM) passes.  Returns 0 or
  * QPHS_ERR_INVALID_ARGUMENT with a message in err. */
 int qplab_run_check_jobs(const struct qplab_run_opts *o, const char *mode, char *err,
 			 size_t errlen);

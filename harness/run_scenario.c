@@ -144,7 +144,7 @@ static int topology(struct run_ctx *c, const struct qplab_plan *p, char *err, si
 	if (!(c->topo.up && !strcmp(sig, c->sig))) {
 		if (c->topo.up)
 			run_ctx_finish(c);
-		snprintf(id, sizeof(id), "r%d", c->seq++ % 1000);
+		run_topo_name(c, c->seq++, id, sizeof(id));
 		c->built++;
 		if (run_topo_up(p, id, c->mode, &c->topo, err, errlen))
 			return -1;
