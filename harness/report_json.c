@@ -246,8 +246,23 @@ int qplab_results_run_add(json_object *run, json_object *scenario)
 	return 0;
 }
 
+static int by_id(const void *a, const void *b)
+{
+	json_object *const *x = a, *const *y = b, *ix = NULL, *iy = NULL;
+
+	json_object_object_get_ex(*x, "id", &ix);
+	json_object_object_get_ex(*y, "id", &iy);
+	return strcmp(ix ? json_object_get_string(ix) : "", iy ? json_object_get_string(iy) : "");
+}
+
+/* Scenarios in catalogue order (sorted by id), whatever order they ran or
+ * finished in (run_order.c groups them by topology, --jobs interleaves). */
 void qplab_results_run_finish(json_object *run, double elapsed_s)
 {
+	json_object *arr;
+
+	if (json_object_object_get_ex(run, "scenarios", &arr))
+		json_object_array_sort(arr, by_id);
 	json_object_object_add(run, "elapsed_ms", json_object_new_int64((int64_t)(elapsed_s * 1000.0)));
 }
 

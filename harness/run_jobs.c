@@ -29,7 +29,6 @@ struct worker {
  * order (filled before the fork, read-only after). */
 struct shared {
 	atomic_size_t next;
-	size_t order[];
 };
 
 struct collect {
@@ -109,7 +108,7 @@ static void worker_main(const struct run_ctx *proto, int w, int jobs, const stru
 	qplab_report_mkdir(dir);
 	setenv("QPLAB_RUN_LOGDIR", dir, 1);
 	while (!qplab_run_interrupted) {
-		size_t k = atomic_fetch_add(&sh->next, 1), i = k < cat->n ? sh->order[k] : cat->n;
+		size_t k = atomic_fetch_add(&sh->next, 1), i = k < cat->n ? k : cat->n;
 		struct run_job_msg st = {.kind = RUN_JOB_START, .index = (int32_t)i};
 
 		/* A runner that cannot be told (it is gone) wants no more. */
@@ -323,29 +322,19 @@ static void missing_as_errors(struct collect *co)
 	}
 }
 
-/* The shared counter and the order, in memory every worker sees. */
-static struct shared *shared_new(const struct qplab_catalogue *cat, const char *mode, size_t *size)
+/* The shared counter, in memory every worker sees.  Workers take the
+ * plans in the runner's order: run_order_plans put the scenarios sharing
+ * a topology next to each other, so a worker's next one often reuses the
+ * topology it built. */
+static struct shared *shared_new(size_t *size)
 {
-	char **sigs = calloc(cat->n, sizeof(char *));
-	struct shared *sh = NULL;
-	size_t i;
+	struct shared *sh;
 
-	*size = sizeof(*sh) + cat->n * sizeof(size_t);
-	for (i = 0; sigs && i < cat->n; i++)
-		if (!(sigs[i] = run_jobs_topo_sig(cat->plans[i], mode)))
-			break;
-	if (sigs && i == cat->n) {
-		sh = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-		if (sh == MAP_FAILED)
-			sh = NULL;
-	}
-	if (sh) {
-		atomic_init(&sh->next, 0);
-		run_jobs_order((const char *const *)sigs, cat->n, sh->order);
-	}
-	for (size_t k = 0; sigs && k < cat->n; k++)
-		free(sigs[k]);
-	free(sigs);
+	*size = sizeof(*sh);
+	sh = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		return NULL;
+	atomic_init(&sh->next, 0);
 	return sh;
 }
 
@@ -356,7 +345,7 @@ int run_jobs(const struct run_ctx *proto, const struct qplab_catalogue *cat,
 	int nw = run_jobs_workers(jobs, cat->n), started = 0;
 	struct worker ws[64];
 	size_t size;
-	struct shared *sh = shared_new(cat, proto->mode, &size);
+	struct shared *sh = shared_new(&size);
 	struct collect co = {.cat = cat, .ri = ri, .tap = tap, .tot = tot, .res = calloc(cat->n, sizeof(json_object *))};
 
 	if (!sh || !co.res) {

@@ -68,15 +68,6 @@ void run_job_reader_free(struct run_job_reader *r);
 /* How many workers for jobs and n scenarios: min(jobs, n), at least 1. */
 int run_jobs_workers(int jobs, size_t n);
 
-/* The order workers take scenarios in (order: n catalogue indices):
- * scenarios with one topology signature (sigs[i], e.g. from
- * run_jobs_topo_sig) together, so each worker reuses its topology as a
- * serial run does; groups by their first scenario, catalogue order
- * within.  Results are still listed in catalogue order. */
-void run_jobs_order(const char *const *sigs, size_t n, size_t *order);
-/* The `topo up` words plan p asks for (the topology reuse key of
- * run_scenario.c), as a new string (caller frees; NULL: no memory). */
-char *run_jobs_topo_sig(const struct qplab_plan *p, const char *mode);
 
 /* Results in catalogue order: appends res[i] for every i < n that is not
  * NULL (borrowed) to run.  Returns how many were appended. */

@@ -112,33 +112,3 @@ void run_topo_name(const struct run_ctx *c, int seq, char *id, size_t len)
 		snprintf(id, len, "r%d", seq % 1000);
 }
 
-/* Scenarios asking for one topology run one after another, so a worker
- * keeps reusing what it built: groups in the order of their first
- * scenario in the catalogue, catalogue order inside a group. */
-void run_jobs_order(const char *const *sigs, size_t n, size_t *order)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		size_t first = 0;
-
-		while (strcmp(sigs[first], sigs[i]))
-			first++;
-		if (first < i)
-			continue; /* its group was placed with its first scenario */
-		for (size_t j = i; j < n; j++)
-			if (!strcmp(sigs[j], sigs[i]))
-				order[k++] = j;
-	}
-}
-
-char *run_jobs_topo_sig(const struct qplab_plan *p, const char *mode)
-{
-	const char *words[QPLAB_TOPO_ARGV_MAX];
-	char buf[1024], sig[1024] = "";
-	int n = qplab_topo_up_args(p, "ID", mode, words, buf, sizeof(buf));
-
-	for (int i = 0; i < n; i++)
-		snprintf(sig + strlen(sig), sizeof(sig) - strlen(sig), "%s ", words[i]);
-	return strdup(sig);
-}

@@ -185,44 +185,6 @@ START_TEST(run_topo_names_are_valid_and_unique_per_worker)
 }
 END_TEST
 
-/* Scenarios of one topology together (so a worker reuses it), groups by
- * their first scenario, catalogue order inside: every index once. */
-START_TEST(run_jobs_order_groups_by_topology)
-{
-	const char *sigs[] = {"a,b", "a,b,c", "a,b", "a,b mtu", "a,b,c", "a,b"};
-	static const size_t want[] = {0, 2, 5, 1, 4, 3};
-	size_t order[6];
-
-	run_jobs_order(sigs, 6, order);
-	for (size_t i = 0; i < 6; i++)
-		ck_assert_uint_eq(order[i], want[i]);
-}
-END_TEST
-
-/* The signature is the topology a plan asks for: two 2-host plans share
- * one, the ring of three hosts has its own. */
-START_TEST(run_jobs_topo_sig_tells_topologies_apart)
-{
-	const char *paths[] = {"tests/lab/healthy.json", "tests/lab/wrong-expectation.json", "tests/lab/ring.json"};
-	struct qplab_plan *p[3];
-	char *sig[3];
-
-	for (int i = 0; i < 3; i++) {
-		struct qplab_errors errs = {0};
-
-		ck_assert_int_eq(qplab_scenario_load(paths[i], &p[i], &errs), 0);
-		sig[i] = run_jobs_topo_sig(p[i], "netns");
-		ck_assert_ptr_nonnull(sig[i]);
-	}
-	ck_assert_str_eq(sig[0], sig[1]);
-	ck_assert_str_ne(sig[0], sig[2]);
-	for (int i = 0; i < 3; i++) {
-		free(sig[i]);
-		qplab_plan_free(p[i]);
-	}
-}
-END_TEST
-
 static json_object *entry(const char *id, const char *status)
 {
 	json_object *o = json_object_new_object();
@@ -326,8 +288,6 @@ Suite *suite_run_jobs(void)
 	tcase_add_test(tc, run_jobs_workers_never_exceed_scenarios);
 	tcase_add_test(tc, run_topo_names_are_valid_and_unique_per_worker);
 	tcase_add_test(tc, run_jobs_assemble_keeps_catalogue_order);
-	tcase_add_test(tc, run_jobs_order_groups_by_topology);
-	tcase_add_test(tc, run_jobs_topo_sig_tells_topologies_apart);
 	tc = unit_tcase(s, "workers", 20);
 	tcase_add_test(tc, run_jobs_workers_report_every_scenario_once);
 	return s;
