@@ -176,6 +176,8 @@ int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o, size_t nsce
 		rc = relay(v, &num, nk > 1 ? tag : NULL);
 		if (rc > worst)
 			worst = rc;
+		if (rc == QPLAB_EXIT_USAGE)
+			continue; /* refused inside (its reason is on stderr): no results */
 		snprintf(out + strlen(out), sizeof(out) - strlen(out), "/results.json");
 		if (qplab_results_load(out, &sub, err, sizeof(err)) == 0) {
 			tag_names(sub, nk > 1 ? tag : NULL);
@@ -189,7 +191,7 @@ int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o, size_t nsce
 	if (qplab_report_write_outputs(o->out, doc, err, sizeof(err)))
 		fprintf(stderr, "qplab run: %s\n", err);
 	json_object_put(doc);
-	if (num < (int)(nscenarios * nk))
+	if (num < (int)(nscenarios * nk) && worst != QPLAB_EXIT_USAGE)
 		printf("# %d of %zu scenarios reported (a VM failed or was interrupted)\n", num,
 		       nscenarios * nk);
 	return worst == 2 ? QPLAB_EXIT_USAGE : worst ? QPLAB_EXIT_FAIL : num < (int)(nscenarios * nk);
