@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "qphs/error.h"
+#include "qpattr.h"
 #include "rdma_int.h"
 
 static const char *const step_text[QPHS_TR_COUNT] = {
@@ -44,12 +45,11 @@ static int choose_mtu(struct qphs_context *ctx, int peer_mtu)
  * than what our own QPs left of the budget, but never less than 1: a QP
  * the budget cannot serve fails RTR with EINVAL, which diag explains,
  * instead of reaching RTS unable to answer a single READ. */
-#define RD_ATOM_DEFAULT 16
 #define RD_ATOM_NOMINAL_QPS 16
 
 static int clamp_responder(const struct ibv_device_attr *a, int used)
 {
-	int r = RD_ATOM_DEFAULT;
+	int r = QPHS__RD_ATOMIC;
 
 	if (a->max_qp_rd_atom > 0 && r > a->max_qp_rd_atom)
 		r = a->max_qp_rd_atom;
@@ -71,7 +71,7 @@ static void choose_rd_atomic(struct qphs_endpoint *ep, int *resp, int *init)
 {
 	struct qphs_context *ctx = ep->ctx;
 	const struct ibv_device_attr *a = &ctx->dev_attr;
-	int r = RD_ATOM_DEFAULT, i = RD_ATOM_DEFAULT;
+	int r = QPHS__RD_ATOMIC, i = QPHS__RD_ATOMIC;
 
 	pthread_mutex_lock(&ctx->ep_lock);
 	if (ctx->cfg->rd_atomic_clamp) {

@@ -444,6 +444,21 @@ static void *answer_later(void *arg)
 	return NULL;
 }
 
+/* A daemon whose Connection handler holds the request, answered by
+ * answer_later on *t, and one Connection request to it (res: its reply). */
+static struct qphs_daemon *serve_answered_later(struct qphs_config *cfg, pthread_t *t,
+						struct qphs_client_result *res)
+{
+	struct qphs_daemon *d;
+
+	hs_test_config(cfg);
+	d = hs_test_serve(cfg, HS_BIT(QPHS_HS_CONNECTION), hold, NULL);
+	pthread_create(t, NULL, answer_later, NULL);
+	ck_assert_int_eq(qphs_client_request(cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
+					     strlen(CONN_BODY), res), 0);
+	return d;
+}
+
 START_TEST(daemon_handler_answers_from_another_thread)
 {
 	struct qphs_client_result res;
@@ -451,12 +466,8 @@ START_TEST(daemon_handler_answers_from_another_thread)
 	struct qphs_config cfg;
 	pthread_t t;
 
-	hs_test_config(&cfg);
-	d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), hold, NULL);
-	pthread_create(&t, NULL, answer_later, NULL);
 	/* While the handler holds one request, the loop keeps serving. */
-	ck_assert_int_eq(qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
-					     strlen(CONN_BODY), &res), 0);
+	d = serve_answered_later(&cfg, &t, &res);
 	ck_assert_ptr_nonnull(strstr(res.reply, "\"qp_num\":[1,2]"));
 	free(res.reply);
 	pthread_join(t, NULL);
@@ -474,11 +485,7 @@ START_TEST(daemon_reply_from_another_thread_is_counted_once_and_closed)
 	struct qphs_config cfg;
 	pthread_t t;
 
-	hs_test_config(&cfg);
-	d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), hold, NULL);
-	pthread_create(&t, NULL, answer_later, NULL);
-	ck_assert_int_eq(qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
-					     strlen(CONN_BODY), &res), 0);
+	d = serve_answered_later(&cfg, &t, &res);
 	free(res.reply);
 	pthread_join(t, NULL);
 	for (int i = 0; i < 200; i++) {
