@@ -550,7 +550,7 @@ void qphs_daemon_stats(const struct qphs_daemon *d, struct qphs_daemon_stats *ou
 	if (!d)
 		return;
 	out->accepted = atomic_load(&d->n_accepted);
-	out->replied = atomic_load(&d->n_replied) + atomic_load(&d->door->n_direct_replied);
+	out->replied = atomic_load(&d->n_replied);
 	out->timed_out = atomic_load(&d->n_timed_out);
 	out->refused_at_cap = atomic_load(&d->n_refused_cap);
 	out->refused_no_fd = atomic_load(&d->n_refused_nofd);

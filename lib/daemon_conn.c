@@ -74,14 +74,6 @@ void qphs__conn_close(struct qphs_daemon *d, struct conn *c)
 {
 	if (c->state == C_DEAD)
 		return;
-	if (c->req) {
-		/* The handler still holds it: detach before the descriptor goes,
-		 * so a direct write (daemon_req.c) cannot reach a reused fd. */
-		pthread_mutex_lock(&d->door->mu);
-		c->req->conn = NULL;
-		pthread_mutex_unlock(&d->door->mu);
-	}
-	c->req = NULL;
 	qphs__timer_disarm(d, c);
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
@@ -91,6 +83,9 @@ void qphs__conn_close(struct qphs_daemon *d, struct conn *c)
 	qphs__live_add(d, -(int64_t)c->out_len);
 	c->out = NULL;
 	c->out_len = 0;
+	if (c->req)
+		c->req->conn = NULL; /* the handler still holds it */
+	c->req = NULL;
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -187,21 +182,6 @@ static void answer(struct qphs_daemon *d, struct conn *c, const char *body, size
 	start_write(d, c);
 }
 
-/* A reply the replying thread wrote itself, whole or in part. */
-static void answered_direct(struct qphs_daemon *d, struct conn *c, struct qphs_request *req)
-{
-	if (req->sent == req->frame_len) {
-		qphs__conn_close(d, c); /* counted in door->n_direct_replied */
-		return;
-	}
-	c->out = req->frame;
-	c->out_len = req->frame_len;
-	c->out_off = req->sent;
-	req->frame = NULL;
-	qphs__live_add(d, (int64_t)c->out_len);
-	start_write(d, c);
-}
-
 void qphs__conn_complete(struct qphs_daemon *d, struct qphs_request *req)
 {
 	struct conn *c = req->conn;
@@ -209,9 +189,7 @@ void qphs__conn_complete(struct qphs_daemon *d, struct qphs_request *req)
 	if (c) {
 		c->req = NULL;
 		qphs__timer_disarm(d, c);
-		if (req->action == REQ_REPLY && req->frame)
-			answered_direct(d, c, req);
-		else if (req->action == REQ_REPLY)
+		if (req->action == REQ_REPLY)
 			answer(d, c, req->reply, req->reply_len);
 		else
 			qphs__conn_close(d, c);
@@ -332,8 +310,6 @@ static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs__f
 		req->has_desc = true;
 	}
 	c->req = req;
-	req->fd = c->fd;
-	req->direct = !qphs__fault_applies(&d->fault, c->type);
 	qphs__timer_arm(d, c, T_WAIT);
 	h = &d->handlers[htype];
 	if (h->fn)

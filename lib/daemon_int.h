@@ -60,10 +60,6 @@ struct door {
 	int efd;                   /* eventfd that wakes the loop */
 	struct qphs_request *head, *tail; /* completed, waiting for the loop */
 	atomic_int_fast64_t live_bytes;
-	/* Replies written whole by the replying thread (direct writes): counted
-	 * here, since the loop may see the connection close before the
-	 * completion. */
-	atomic_uint_fast64_t n_direct_replied;
 };
 
 enum req_action { REQ_PENDING, REQ_REPLY, REQ_CLOSE };
@@ -73,14 +69,6 @@ struct qphs_request {
 	struct conn *conn;         /* loop thread only; NULL once the
 				    * connection is gone */
 	struct qphs_request *next; /* door queue */
-	/* Direct write: when no fault applies, the thread that replies writes
-	 * the frame itself instead of waiting for the loop to wake.  fd is
-	 * valid while conn is set; conn is cleared (under door->mu) before the
-	 * loop closes fd, and the writer holds door->mu while it writes. */
-	bool direct;
-	int fd;
-	uint8_t *frame;            /* the encoded reply, owned */
-	size_t frame_len, sent;    /* sent == frame_len: FIN sent too */
 	int type;
 	enum req_action action;
 	char *reply;               /* REQ_REPLY: body (owned) */

@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "daemon_int.h"
@@ -77,7 +76,6 @@ void qphs__request_free(struct qphs_request *req)
 	if (req->has_desc)
 		qphs__hs_desc_clear(&req->desc);
 	free(req->reply);
-	free(req->frame);
 	free(req);
 	qphs__door_unref(door);
 }
@@ -116,42 +114,6 @@ static int door_complete(struct qphs_request *req)
 	return 0;
 }
 
-/* Off the loop thread, with no fault on the request: write the frame now.
- * A reply that leaves whole is followed by our FIN (the daemon still closes
- * first); the loop later only closes the descriptor.  A partial or failed
- * write leaves the rest to the loop, from req->sent on.  Under door->mu,
- * so the loop cannot close fd meanwhile. */
-static void write_direct(struct qphs_request *req, const char *json, size_t len)
-{
-	struct door *door = req->door;
-	ssize_t n;
-
-	if (qphs__fault_frame(NULL, NULL, req->type, json, len, &req->frame, &req->frame_len))
-		return;
-	pthread_mutex_lock(&door->mu);
-	if (!door->stopped && req->conn) {
-		do
-			n = send(req->fd, req->frame, req->frame_len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		while (n < 0 && errno == EINTR);
-		req->sent = n > 0 ? (size_t)n : 0;
-		if (req->sent == req->frame_len) {
-			shutdown(req->fd, SHUT_WR);
-			atomic_fetch_add(&door->n_direct_replied, 1);
-		}
-	}
-	pthread_mutex_unlock(&door->mu);
-}
-
-static bool on_loop_thread(struct door *door)
-{
-	bool on;
-
-	pthread_mutex_lock(&door->mu);
-	on = door->loop_running && pthread_equal(pthread_self(), door->loop_thread);
-	pthread_mutex_unlock(&door->mu);
-	return on;
-}
-
 int qphs_request_reply(struct qphs_request *req, const char *json, size_t len)
 {
 	if (!req)
@@ -170,8 +132,6 @@ int qphs_request_reply(struct qphs_request *req, const char *json, size_t len)
 	req->reply_len = len;
 	atomic_fetch_add(&req->door->live_bytes, (int64_t)len);
 	req->action = REQ_REPLY;
-	if (req->direct && !on_loop_thread(req->door))
-		write_direct(req, json, len);
 	return door_complete(req);
 }
 
