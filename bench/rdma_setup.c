@@ -352,8 +352,10 @@ static void settle(void)
 	}
 }
 
-/* QPLAB_BENCH_PERF_CTL=FIFO: "enable" / "disable" around each burst, for
- * `perf record -D -1 --control fifo:FIFO` (profiling the burst alone). */
+/* QPLAB_BENCH_PERF_CTL=FIFO: "enable" / "disable" around each timed
+ * N-endpoint phase, for `perf record -D -1 --control fifo:FIFO` (profiling
+ * the timed part alone; the library's threads are named, so `perf report
+ * --sort comm` splits qphs-loop and qphs-worker from the callers). */
 static void perf_ctl(const char *what)
 {
 	const char *p = getenv("QPLAB_BENCH_PERF_CTL");
@@ -426,6 +428,7 @@ static double one_by_one(struct host *cl, struct host *b, int n, struct phases *
 	struct qphs_endpoint **e = calloc(2 * (size_t)n, sizeof(*e));
 	double t = 0;
 
+	perf_ctl("enable");
 	srv_mark(b, 0);
 	cpu_mark(&cpu_at[0]);
 	for (int i = 0; i < n; i++) {
@@ -434,6 +437,7 @@ static double one_by_one(struct host *cl, struct host *b, int n, struct phases *
 	}
 	cpu_mark(&cpu_at[1]);
 	srv_mark(b, 1);
+	perf_ctl("disable");
 	for (int i = 0; i < n; i++)
 		conn_close(e[2 * i], e[2 * i + 1]);
 	free(e);

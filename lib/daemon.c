@@ -460,6 +460,7 @@ int qphs_daemon_start(struct qphs_daemon *d)
 	atomic_store(&d->stopping, false);
 	if (pthread_create(&d->thread, NULL, loop_main, d) != 0)
 		return set_err(d, QPHS_ERR_MEMORY, "cannot start the loop thread");
+	pthread_setname_np(d->thread, "qphs-loop"); /* top -H, perf, gdb */
 	d->started = true;
 	return 0;
 }

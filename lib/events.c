@@ -185,6 +185,7 @@ int qphs__events_start(struct qphs_context *ctx)
 		ctx->stop_pipe[0] = ctx->stop_pipe[1] = -1;
 		return QPHS_ERR_CONTEXT;
 	}
+	pthread_setname_np(ctx->async_thread, "qphs-events");
 	ctx->async_started = 1;
 	return 0;
 }

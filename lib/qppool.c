@@ -119,6 +119,7 @@ int qphs__qp_pool_start(struct qphs_context *ctx)
 	ctx->pool_filling = 1;
 	if (pthread_create(&ctx->pool_thread, NULL, filler_main, ctx))
 		return QPHS_ERR_MEMORY;
+	pthread_setname_np(ctx->pool_thread, "qphs-qppool");
 	ctx->pool_started = 1;
 	return 0;
 }

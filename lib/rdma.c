@@ -185,10 +185,12 @@ static int start_workers(struct qphs_rdma *r)
 	pthread_cond_init(&r->ack_cond, NULL);
 	if (pthread_create(&r->ack_thread, NULL, ack_main, r))
 		return QPHS_ERR_MEMORY;
+	pthread_setname_np(r->ack_thread, "qphs-ack");
 	r->ack_started = 1;
 	for (int i = 0; i < r->cfg.worker_threads && i < QPHS__MAX_WORKERS; i++) {
 		if (pthread_create(&r->workers[i], NULL, worker_main, r))
 			return QPHS_ERR_MEMORY;
+		pthread_setname_np(r->workers[i], "qphs-worker");
 		r->nworkers++;
 	}
 	return 0;

@@ -1,5 +1,6 @@
 /* lib/daemon over loopback: replies byte for byte, bad frames, deadlines,
  * the connection cap, async handlers, stop, and running out of fds. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <poll.h>
@@ -539,6 +540,47 @@ static void *send_connection(void *arg)
 	return NULL;
 }
 
+/* Threads of this process named name (/proc/self/task/<tid>/comm). */
+static int threads_named(const char *name)
+{
+	char path[300], comm[32];
+	int n = 0;
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *e;
+
+	ck_assert_ptr_nonnull(dir);
+	while ((e = readdir(dir))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if ((f = fopen(path, "r"))) {
+			if (fgets(comm, sizeof(comm), f) && !strcmp(strtok(comm, "\n"), name))
+				n++;
+			fclose(f);
+		}
+	}
+	closedir(dir);
+	return n;
+}
+
+/* top -H, perf and gdb tell the loop thread apart by its name. */
+START_TEST(daemon_loop_thread_is_named_and_gone_after_stop)
+{
+	struct qphs_config cfg;
+	struct qphs_daemon *d;
+
+	hs_test_config(&cfg);
+	ck_assert_int_eq(threads_named("qphs-loop"), 0);
+	d = hs_test_serve(&cfg, 0, NULL, NULL);
+	ck_assert_int_eq(threads_named("qphs-loop"), 1);
+	ck_assert_int_eq(qphs_daemon_stop(d), 0);
+	ck_assert_int_eq(threads_named("qphs-loop"), 0);
+	qphs_daemon_free(d);
+}
+END_TEST
+
 START_TEST(daemon_stops_promptly_with_connections_in_flight)
 {
 	struct qphs_daemon *d = NULL;
@@ -690,6 +732,7 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, daemon_refuses_connections_beyond_the_cap);
 	tcase_add_test(tc, daemon_reply_from_another_thread_is_counted_once_and_closed);
 	tcase_add_test(tc, daemon_delay_fault_holds_a_reply_from_another_thread);
+	tcase_add_test(tc, daemon_loop_thread_is_named_and_gone_after_stop);
 	tcase_add_test(tc, daemon_stops_promptly_with_connections_in_flight);
 	tcase_add_test(tc, daemon_survives_running_out_of_descriptors);
 	return s;
