@@ -33,6 +33,44 @@ topo_down() { # id: down, then independently check nothing of it is left
 	left=$( { ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o "ql$1-[a-z0-9]*" || true)
 	[ -z "$left" ] || fail "left over after down: $left"
 }
+# lab_leftovers: whatever of the lab is still there, one item a line;
+# empty when nothing is: links, namespaces and rxe devices by name (every
+# topology is ql<ID>-...), rules on the lab subnet, agents, runners and
+# their workers, topo's state files.
+lab_leftovers() {
+	{ ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o 'ql[a-z0-9]*-[a-z0-9]*' | sort -u || true
+	ip rule show | grep '10\.199\.' || true
+	pgrep -af 'qplab (agent|run)' || true
+	ls /run/qplab/*.undo 2>/dev/null || true
+}
+
+# run_bg OUT ARGS...: `$Q run ARGS --out OUT` in the background, its steps
+# traced on stderr: TAP in OUT.tap, stderr in OUT.err, pid in RUN_PID.
+run_bg() {
+	local out=$1
+	shift
+	QPLAB_RUN_TRACE=1 "$Q" run "$@" --out "$out" >"$out.tap" 2>"$out.err" &
+	RUN_PID=$!
+}
+run_connects() { [ "$(grep -c 'qplab run: connect ' "$1.err")" -ge "$2" ]; }
+# run_wait_connects OUT N SECONDS: until the run has started N connect
+# steps; if it has not within SECONDS, interrupt it and fail.
+run_wait_connects() {
+	wait_until "$3" run_connects "$1" "$2" || {
+		kill -INT "$RUN_PID"
+		wait "$RUN_PID" || true
+		fail "$1: $2 connect steps never started: $(tail -n 5 "$1.err")"
+	}
+}
+# run_interrupt OUT: SIGINT to the run, then its exit status in RUN_RC
+# and its TAP, indented.
+# shellcheck disable=SC2034 # RUN_RC is read by the phases that call it
+run_interrupt() {
+	kill -INT "$RUN_PID"
+	RUN_RC=0
+	wait "$RUN_PID" || RUN_RC=$?
+	sed 's/^/  /' "$1.tap"
+}
 hidx() { local i; for i in "${!H_NAME[@]}"; do [ "${H_NAME[i]}" = "$1" ] && echo "$i" && return; done; fail "no host $1"; }
 
 PP_PORT=18600

@@ -32,17 +32,11 @@ done
 mkdir -p "$OUT/zz-selftest"
 cp "$LAB/interrupt.json" "$OUT/zz-selftest/interrupt.json"
 t0=${EPOCHREALTIME/[.,]/}
-QPLAB_RUN_TRACE=1 "$Q" run "$LAB/healthy.json" "$LAB/wrong-expectation.json" \
-	"$OUT/zz-selftest/interrupt.json" --out "$OUT/run" >"$OUT/run.tap" 2>"$OUT/run.err" &
-pid=$!
-connects() { [ "$(grep -c 'qplab run: connect ' "$OUT/run.err")" -ge 3 ]; }
-wait_until 90 connects || { kill -INT $pid; wait $pid; fail "the third scenario never connected: $(tail -n 5 "$OUT/run.err")"; }
+run_bg "$OUT/run" "$LAB/healthy.json" "$LAB/wrong-expectation.json" "$OUT/zz-selftest/interrupt.json"
+run_wait_connects "$OUT/run" 3 90
 pgrep -f 'qplab agent' >/dev/null || fail "no agent running mid-scenario"
-kill -INT $pid
-rc=0
-wait $pid || rc=$?
-sed 's/^/  /' "$OUT/run.tap"
-[ $rc = 1 ] || fail "exit $rc, want 1"
+run_interrupt "$OUT/run"
+[ "$RUN_RC" = 1 ] || fail "exit $RUN_RC, want 1"
 grep -q '^ok [0-9]* - lab/healthy$' "$OUT/run.tap" || fail "lab/healthy did not pass"
 grep -q '^not ok [0-9]* - lab/wrong-expectation$' "$OUT/run.tap" || fail "lab/wrong-expectation did not fail"
 grep -q '#   host a: code: expected ERR_REJECT_HANDSHAKE, observed OK' "$OUT/run.tap" ||
@@ -53,10 +47,8 @@ grep -q '^# interrupted' "$OUT/run.tap" || fail "the interrupted run did not say
 for f in results.json junit.xml; do [ -s "$OUT/run/$f" ] || fail "no $OUT/run/$f"; done
 "$PY" -c 'import json,sys; s=json.load(open(sys.argv[1]))["runs"][0]["summary"]; assert (s["pass"], s["fail"]) == (1, 1), s' \
 	"$OUT/run/results.json" || fail "results.json summary is not 1 pass, 1 fail"
-left=$( { ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o 'qlr[0-9]*-[a-z0-9]*' || true)
+left=$(lab_leftovers)
 [ -z "$left" ] || fail "left over after SIGINT: $left"
-! ip rule show | grep -q '10\.199\.' || fail "rules left over after SIGINT: $(ip rule show | grep '10\.199\.')"
-! pgrep -f 'qplab agent' >/dev/null || fail "agent processes left over after SIGINT: $(pgrep -af 'qplab agent')"
 note "run with SIGINT in scenario 3: $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms, nothing left"
 
 # 3. The catalogue's `smoke` slice and the step self-tests, one run (one
@@ -72,7 +64,6 @@ sed 's/^/  /' "$OUT/smoke.tap"
 grep -q '^ok [0-9]* - lab/steps-agent$' "$OUT/smoke.tap" || fail "lab/steps-agent did not pass"
 grep -q '^ok [0-9]* - lab/steps-x-delete-device$' "$OUT/smoke.tap" || fail "lab/steps-x-delete-device did not pass"
 grep -q '^# overhead: ' "$OUT/smoke.tap" || fail "no # overhead line"
-left=$( { ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o 'qlr[0-9]*-[a-z0-9]*' || true)
+left=$(lab_leftovers)
 [ -z "$left" ] || fail "left over after the smoke run: $left"
-! pgrep -f 'qplab agent' >/dev/null || fail "agent processes left over after the smoke run"
 note "smoke slice + step self-tests: $(grep -c '^ok' "$OUT/smoke.tap") ok in $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms; $(grep '^# overhead' "$OUT/smoke.tap" | cut -c3-)"

@@ -32,15 +32,6 @@ if [ "$mode" = shared ]; then
 fi
 [ "$mode" = netns ] || fail "netns/probe: mode '$mode'"
 
-# Everything of the lab by name (every topology is ql<ID>-...), agents,
-# workers, and topo's state files.
-leftovers() {
-	{ ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o 'ql[a-z0-9]*-[a-z0-9]*' | sort -u || true
-	ip rule show | grep '10\.199\.' || true
-	pgrep -af 'qplab (agent|run)' || true
-	ls /run/qplab/*.undo 2>/dev/null || true
-}
-
 # 1. Five scenarios on three jobs.
 files=("$LAB/healthy.json" "$LAB/wrong-expectation.json" "$LAB/ring.json"
 	scenarios/basic/connect-1qp.json scenarios/basic/connect-2qp.json)
@@ -71,7 +62,7 @@ assert ids == sorted(ids) and len(ids) == 5, ids  # catalogue order, each once
 assert run["summary"] == {"total": 5, "pass": 4, "fail": 1, "skip": 0, "error": 0}, run["summary"]
 assert all(s["hosts"] and "overhead_ms" in s for s in run["scenarios"])
 EOF
-left=$(leftovers)
+left=$(lab_leftovers)
 [ -z "$left" ] || fail "left over after --jobs 3: $left"
 note "--jobs 3, five scenarios: $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms, each once, nothing left"
 
@@ -82,22 +73,16 @@ mkdir -p "$OUT/zz1" "$OUT/zz2"
 cp "$LAB/interrupt.json" "$OUT/zz1/interrupt.json"
 cp "$LAB/interrupt.json" "$OUT/zz2/interrupt.json"
 t0=${EPOCHREALTIME/[.,]/}
-QPLAB_RUN_TRACE=1 "$Q" run "$OUT/zz1/interrupt.json" "$OUT/zz2/interrupt.json" "$LAB/healthy.json" \
-	--jobs 2 --out "$OUT/int" >"$OUT/int.tap" 2>"$OUT/int.err" &
-pid=$!
-connects() { [ "$(grep -c 'qplab run: connect ' "$OUT/int.err")" -ge 2 ]; }
-wait_until 120 connects || { kill -INT $pid; wait $pid; fail "two jobs never connected: $(tail -n 5 "$OUT/int.err")"; }
-[ "$(pgrep -c -P $pid)" = 2 ] || fail "not two workers under the runner: $(pgrep -a -P $pid)"
-kill -INT $pid
-rc=0
-wait $pid || rc=$?
-sed 's/^/  /' "$OUT/int.tap"
-[ $rc = 1 ] || fail "SIGINT: exit $rc, want 1"
+run_bg "$OUT/int" "$OUT/zz1/interrupt.json" "$OUT/zz2/interrupt.json" "$LAB/healthy.json" --jobs 2
+run_wait_connects "$OUT/int" 2 120
+[ "$(pgrep -c -P "$RUN_PID")" = 2 ] || fail "not two workers under the runner: $(pgrep -a -P "$RUN_PID")"
+run_interrupt "$OUT/int"
+[ "$RUN_RC" = 1 ] || fail "SIGINT: exit $RUN_RC, want 1"
 grep -q '^# interrupted' "$OUT/int.tap" || fail "the interrupted run did not say so"
 [ "$(grep -c '^not ok [0-9]* - zz[12]/interrupt$' "$OUT/int.tap")" = 2 ] ||
 	fail "SIGINT: the two interrupted scenarios are not both reported (not ok)"
 "$PY" -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT/int/results.json" || fail "SIGINT: results.json not valid"
-left=$(leftovers)
+left=$(lab_leftovers)
 [ -z "$left" ] || fail "left over after SIGINT in a --jobs 2 run: $left"
 note "--jobs 2, SIGINT in two scenarios: $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms, nothing left"
 
@@ -108,10 +93,9 @@ note "--jobs 2, SIGINT in two scenarios: $(( (${EPOCHREALTIME/[.,]/} - t0) / 100
 # scenario (zz1/interrupt) is taken last, by whichever job is free first;
 # it is then the only worker left.
 t0=${EPOCHREALTIME/[.,]/}
-QPLAB_RUN_TRACE=1 "$Q" run "$OUT/zz1/interrupt.json" "$LAB/healthy.json" scenarios/basic/connect-1qp.json \
-	--jobs 2 --out "$OUT/kill" >"$OUT/kill.tap" 2>"$OUT/kill.err" &
-pid=$!
-last_one() { [ "$(grep -c 'qplab run: connect ' "$OUT/kill.err")" -ge 3 ] && [ "$(pgrep -c -P $pid)" = 1 ]; }
+run_bg "$OUT/kill" "$OUT/zz1/interrupt.json" "$LAB/healthy.json" scenarios/basic/connect-1qp.json --jobs 2
+pid=$RUN_PID
+last_one() { run_connects "$OUT/kill" 3 && [ "$(pgrep -c -P $pid)" = 1 ]; }
 wait_until 180 last_one || { kill -INT $pid; wait $pid; fail "never one worker left in zz1/interrupt: $(tail -n 5 "$OUT/kill.err")"; }
 victim=$(pgrep -P $pid)
 kill -KILL "$victim"
@@ -127,6 +111,6 @@ for id in lab/healthy basic/connect-1qp; do
 done
 grep -q '^# summary: 3 of 3 scenarios .* 2 pass, 0 fail, 0 skip, 1 error' "$OUT/kill.tap" ||
 	fail "worker killed: summary: $(grep '^# summary' "$OUT/kill.tap")"
-left=$(leftovers)
+left=$(lab_leftovers)
 [ -z "$left" ] || fail "left over after a worker was killed: $left"
 note "--jobs 2, a worker killed: $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms, its scenario an error, nothing left"
