@@ -68,18 +68,23 @@ note "--jobs 3, five scenarios: $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms, 
 
 # 2. SIGINT while two jobs are inside their scenarios: two copies of
 # interrupt.json (connect, then wait for ever) and one more that no job
-# reaches.
-mkdir -p "$OUT/zz1" "$OUT/zz2"
+# reaches.  The runner orders by id, so the copies' ids (aa1/, aa2/) sort
+# before lab/healthy: the two jobs take them first, and the two connect
+# steps waited for are theirs.  (Copies sorting after lab/healthy let one
+# job finish it and count its connect, and SIGINT could come before the
+# second copy had started.)
+mkdir -p "$OUT/aa1" "$OUT/aa2" "$OUT/zz1"
+cp "$LAB/interrupt.json" "$OUT/aa1/interrupt.json"
+cp "$LAB/interrupt.json" "$OUT/aa2/interrupt.json"
 cp "$LAB/interrupt.json" "$OUT/zz1/interrupt.json"
-cp "$LAB/interrupt.json" "$OUT/zz2/interrupt.json"
 t0=${EPOCHREALTIME/[.,]/}
-run_bg "$OUT/int" "$OUT/zz1/interrupt.json" "$OUT/zz2/interrupt.json" "$LAB/healthy.json" --jobs 2
+run_bg "$OUT/int" "$OUT/aa1/interrupt.json" "$OUT/aa2/interrupt.json" "$LAB/healthy.json" --jobs 2
 run_wait_connects "$OUT/int" 2 120
 [ "$(pgrep -c -P "$RUN_PID")" = 2 ] || fail "not two workers under the runner: $(pgrep -a -P "$RUN_PID")"
 run_interrupt "$OUT/int"
 [ "$RUN_RC" = 1 ] || fail "SIGINT: exit $RUN_RC, want 1"
 grep -q '^# interrupted' "$OUT/int.tap" || fail "the interrupted run did not say so"
-[ "$(grep -c '^not ok [0-9]* - zz[12]/interrupt$' "$OUT/int.tap")" = 2 ] ||
+[ "$(grep -c '^not ok [0-9]* - aa[12]/interrupt$' "$OUT/int.tap")" = 2 ] ||
 	fail "SIGINT: the two interrupted scenarios are not both reported (not ok)"
 "$PY" -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT/int/results.json" || fail "SIGINT: results.json not valid"
 left=$(lab_leftovers)
