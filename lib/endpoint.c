@@ -69,16 +69,13 @@ static int destroy_qps(struct qphs_endpoint *ep)
 /* Creates all QPs or none (unwinds in reverse on failure). */
 static int create_qps(struct qphs_endpoint *ep)
 {
-	for (int i = 0; i < ep->nqp; i++) {
-		int rc = qphs__qp_take(ep->ctx, &ep->qp[i]);
+	int i = 0, rc = qphs__qp_take(ep->ctx, ep->qp, ep->nqp, &i);
 
-		if (rc) {
-			destroy_qps(ep);
-			qphs__ep_set_err(ep, QPHS_ERR_CREATE_QP,
-					 "Failed to create QP: %s [QP %d of %d on %s]", strerror(rc),
-					 i + 1, ep->nqp, ep->ctx->device);
-			return QPHS_ERR_CREATE_QP;
-		}
+	if (rc) {
+		destroy_qps(ep);
+		qphs__ep_set_err(ep, QPHS_ERR_CREATE_QP, "Failed to create QP: %s [QP %d of %d on %s]",
+				 strerror(rc), i + 1, ep->nqp, ep->ctx->device);
+		return QPHS_ERR_CREATE_QP;
 	}
 	return 0;
 }

@@ -145,23 +145,29 @@ void qphs__qp_pool_stop(struct qphs_context *ctx)
 	ctx->pool_inited = 0;
 }
 
-int qphs__qp_take(struct qphs_context *ctx, struct qphs__qp *qp)
+/* One lock round for the whole set: an endpoint gets what the pool held
+ * when it asked, and creates the rest.  QP by QP, a refill woken by the
+ * first take could slip in before the second, and which QPs were pooled
+ * would depend on the scheduler. */
+int qphs__qp_take(struct qphs_context *ctx, struct qphs__qp *qps, int n, int *failed_at)
 {
-	int hit = 0;
+	int hits = 0, rc;
 
 	if (ctx->cfg->qp_pool_size > 0) {
 		pthread_mutex_lock(&ctx->pool_lock);
-		if (ctx->pool_n > 0) {
-			*qp = ctx->pool[--ctx->pool_n];
-			hit = 1;
-			ctx->pool_hits++;
-		} else {
-			ctx->pool_misses++;
-		}
+		while (hits < n && ctx->pool_n > 0)
+			qps[hits++] = ctx->pool[--ctx->pool_n];
+		ctx->pool_hits += (uint64_t)hits;
+		ctx->pool_misses += (uint64_t)(n - hits);
 		pthread_cond_broadcast(&ctx->pool_cond); /* the filler may refill */
 		pthread_mutex_unlock(&ctx->pool_lock);
 	}
-	return hit ? 0 : qphs__qp_create(ctx, qp);
+	for (int i = hits; i < n; i++)
+		if ((rc = qphs__qp_create(ctx, &qps[i]))) {
+			*failed_at = i;
+			return rc;
+		}
+	return 0;
 }
 
 int qphs__qp_give(struct qphs_context *ctx, struct qphs__qp *qp, int fresh)

@@ -170,12 +170,15 @@ int qphs__qp_to_rtr(struct qphs_context *ctx, struct qphs__qp *qp,
 int qphs__qp_to_rts(struct qphs_context *ctx, struct qphs__qp *qp, int rd_atomic);
 int qphs__qp_to_err(struct qphs_context *ctx, struct qphs__qp *qp);
 
-/* qppool.c: see there.  take: a pooled QP, or one created now; give: back
- * to the pool when fresh (its number never went on the wire), else
- * destroyed.  pool_fill: refill now and wait until full (before a burst). */
+/* qppool.c: see there.  take: n QPs into qps (zeroed by the caller), as
+ * many as the pool holds, the rest created now; on a failed create returns
+ * its errno and its index in *failed_at (the slots before it are set, the
+ * caller destroys them).  give: back to the pool when fresh (its number
+ * never went on the wire), else destroyed.  pool_fill: refill now and wait
+ * until full (before a burst). */
 int qphs__qp_pool_start(struct qphs_context *ctx);
 void qphs__qp_pool_stop(struct qphs_context *ctx);
-int qphs__qp_take(struct qphs_context *ctx, struct qphs__qp *qp);
+int qphs__qp_take(struct qphs_context *ctx, struct qphs__qp *qps, int n, int *failed_at);
 int qphs__qp_give(struct qphs_context *ctx, struct qphs__qp *qp, int fresh);
 int qphs__qp_pool_fill(struct qphs_context *ctx, int timeout_ms);
 
