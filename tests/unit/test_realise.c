@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan_testutil.h"
 #include "qphs.h"
 #include "realise.h"
 #include "unit.h"
@@ -9,16 +10,12 @@
 static struct qplab_plan *plan_of(const char *hosts, const char *links, const char *steps)
 {
 	char text[4096];
-	struct qplab_plan *p;
-	struct qplab_errors errs = {0};
 
 	snprintf(text, sizeof(text),
 		 "{ \"description\": \"d\", \"source\": \"s\", \"hosts\": { %s }, \"links\": [ %s ],\n"
 		 "  \"steps\": [ %s ], \"expect\": [ { \"hosts\": \"all\", \"daemon_alive\": true } ] }\n",
 		 hosts, links, steps);
-	ck_assert_msg(qplab_scenario_parse("t.json", text, strlen(text), &p, &errs) == 0, "%s",
-		      errs.n ? errs.msgs[0] : "?");
-	return p;
+	return plan_test_parse(text);
 }
 
 /* argv joined by spaces, for comparison. */

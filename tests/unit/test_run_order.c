@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan_testutil.h"
 #include "run.h"
 #include "unit.h"
 
@@ -10,14 +11,12 @@ static struct qplab_plan *plan_named(const char *id, const char *hosts, const ch
 {
 	char text[4096];
 	struct qplab_plan *p;
-	struct qplab_errors errs = {0};
 
 	snprintf(text, sizeof(text),
 		 "{ \"description\": \"d\", \"source\": \"s\", \"hosts\": { %s },\n"
 		 "  \"steps\": [ %s ], \"expect\": [ { \"hosts\": \"all\", \"daemon_alive\": true } ] }\n",
 		 hosts, steps);
-	ck_assert_msg(qplab_scenario_parse("t.json", text, strlen(text), &p, &errs) == 0, "%s",
-		      errs.n ? errs.msgs[0] : "?");
+	p = plan_test_parse(text);
 	snprintf(p->id, sizeof(p->id), "%s", id);
 	return p;
 }
