@@ -36,16 +36,16 @@ ifeq ($(WERROR),1)
 WARN += -Werror
 endif
 REAL_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) -fPIC -fvisibility=hidden \
-               -Ilib/include -Ilib $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
+               $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
 ifeq ($(SANITIZE),1)
 REAL_CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 SAN_LDFLAGS := -fsanitize=address,undefined
 endif
 REAL_LDFLAGS := $(SAN_LDFLAGS) $(LDFLAGS)
 
-LIB_SRC    := $(sort $(wildcard lib/*.c))
-HARNESS_SRC := $(sort $(wildcard harness/*.c))
-UNIT_SRC   := $(sort $(wildcard tests/unit/*.c))
+LIB_SRC    := $(sort $(wildcard lib/*/*.c))
+HARNESS_SRC := $(sort $(wildcard harness/*/*.c))
+UNIT_SRC   := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c))
 RDMA_SRC   := $(sort $(wildcard tests/rdma/*.c))
 FUZZ_SRC   := $(sort $(wildcard fuzz/*.c))
 BENCH_SRC  := $(sort $(wildcard bench/*.c))
@@ -54,7 +54,7 @@ LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_OBJ    := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
 RDMA_OBJ    := $(RDMA_SRC:%.c=$(BUILD)/obj/%.o)
-UNIT_SUITES := $(patsubst tests/unit/test_%.c,%,$(filter tests/unit/test_%.c,$(UNIT_SRC)))
+UNIT_SUITES := $(patsubst test_%.c,%,$(filter test_%.c,$(notdir $(UNIT_SRC))))
 RDMA_SUITES := $(patsubst tests/rdma/test_%.c,%,$(filter tests/rdma/test_%.c,$(RDMA_SRC)))
 
 STATIC_LIB := $(BUILD)/libqphs.a
@@ -81,9 +81,16 @@ help:
 	@echo "make bench      benchmarks (prints figures)"
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
 
-$(BUILD)/obj/%.o: %.c
+# Include paths per target (the layer rules of README's Layout): lib/ sees
+# its own folders, everything else sees lib/include only, plus its own.
+LIB_INC     := -Ilib/include -Ilib
+HARNESS_INC := -Ilib/include -Iharness -Ilib
+$(BUILD)/obj/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(REAL_CFLAGS) -c $< -o $@
+	$(CC) $(REAL_CFLAGS) $(LIB_INC) -c $< -o $@
+$(BUILD)/obj/harness/%.o: harness/%.c
+	@mkdir -p $(@D)
+	$(CC) $(REAL_CFLAGS) $(HARNESS_INC) -c $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -108,14 +115,22 @@ $(BUILD)/gen/rdma_suites.h: $(RDMA_SRC) Makefile
 	@printf '%s\n' $(foreach s,$(RDMA_SUITES),"SUITE($(s))") > $@.tmp
 	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 
+# Library suites test lib/'s private codecs on purpose; lab suites see the
+# harness and the public API.
+$(BUILD)/obj/tests/unit/lib/%.o: tests/unit/lib/%.c $(BUILD)/gen/unit_suites.h
+	@mkdir -p $(@D)
+	$(CC) $(REAL_CFLAGS) $(LIB_INC) -I$(BUILD)/gen -Itests/unit $(CHECK_CFLAGS) -c $< -o $@
+$(BUILD)/obj/tests/unit/lab/%.o: tests/unit/lab/%.c $(BUILD)/gen/unit_suites.h
+	@mkdir -p $(@D)
+	$(CC) $(REAL_CFLAGS) $(HARNESS_INC) -I$(BUILD)/gen -Itests/unit -Itests/unit/lab $(CHECK_CFLAGS) -c $< -o $@
 $(BUILD)/obj/tests/unit/%.o: tests/unit/%.c $(BUILD)/gen/unit_suites.h
 	@mkdir -p $(@D)
-	$(CC) $(REAL_CFLAGS) -I$(BUILD)/gen -Itests/unit -Iharness $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(REAL_CFLAGS) -Ilib/include -I$(BUILD)/gen -Itests/unit $(CHECK_CFLAGS) -c $< -o $@
 $(BUILD)/obj/tests/rdma/%.o: tests/rdma/%.c $(BUILD)/gen/rdma_suites.h
 	@mkdir -p $(@D)
-	$(CC) $(REAL_CFLAGS) -I$(BUILD)/gen -Itests/unit -Itests/rdma $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(REAL_CFLAGS) $(LIB_INC) -I$(BUILD)/gen -Itests/unit -Itests/rdma $(CHECK_CFLAGS) -c $< -o $@
 
-HARNESS_LIBOBJ := $(filter-out $(BUILD)/obj/harness/main.o,$(HARNESS_OBJ))
+HARNESS_LIBOBJ := $(filter-out $(BUILD)/obj/harness/cli/main.o,$(HARNESS_OBJ))
 $(BUILD)/tests/unit: $(UNIT_OBJ) $(HARNESS_LIBOBJ) $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(REAL_LDFLAGS) -o $@ $(UNIT_OBJ) $(HARNESS_LIBOBJ) $(LIBS_ALL) $(CHECK_LIBS)
@@ -168,8 +183,8 @@ FUZZ_CC := clang
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
                -Ilib/include -Ilib -Iharness $(PKG_CFLAGS)
 FUZZ_BINS := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
-FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario*.c))
-$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_LINK) $(wildcard lib/*.h lib/include/*.h lib/include/qphs/*.h harness/scenario*.h)
+FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario/*.c))
+$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_LINK) $(wildcard lib/*/*.h lib/include/*.h lib/include/qphs/*.h harness/scenario/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LINK) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 fuzz: deps-check $(FUZZ_BINS)
@@ -189,7 +204,7 @@ fuzz: deps-check $(FUZZ_BINS)
 BENCH_BINS := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(REAL_CFLAGS) -c $< -o $@.o
+	$(CC) $(REAL_CFLAGS) $(LIB_INC) -c $< -o $@.o
 	$(CC) $(REAL_LDFLAGS) -o $@ $@.o $(LIBS_ALL)
 bench: deps-check all $(BENCH_BINS)
 	@if [ -x bench/run.sh ]; then bench/run.sh $(BUILD); else echo "no benchmarks yet"; fi

@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "qphs.h"
-#include "rdma_int.h"
-#include "daemon_int.h" /* the loop thread, for its CPU time */
+#include "rdma/rdma_int.h"
+#include "hs/daemon_int.h" /* the loop thread, for its CPU time */
 
 #define QP_PROBE_CAP 2048
 #define SETUP_REPEAT 20

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "qphs/error.h"
-#include "wire.h"
+#include "codec/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,8 +12,8 @@
 
 #include <json-c/json.h>
 
-#include "desc.h"
-#include "jsonw.h"
+#include "codec/desc.h"
+#include "codec/jsonw.h"
 #include "qphs.h"
 
 static char *pct_decode(const char *s, size_t *n)

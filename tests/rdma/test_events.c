@@ -1,4 +1,4 @@
-/* Asynchronous events on real rxe (lib/events.c): the library reads them,
+/* Asynchronous events on real rxe (lib/rdma/events.c): the library reads them,
  * counts and reports them on the context, and marks what they touch failed
  * — the endpoint of a QP in error, every connected endpoint of a port that
  * went down.  What rxe raises is asserted per kernel, each expectation with
@@ -9,7 +9,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "rdma_int.h"
+#include "rdma/rdma_int.h"
 #include "rdmatest.h"
 
 /* Waits until ctx has counted `want` events of type t; returns the count. */

@@ -91,7 +91,7 @@ START_TEST(probe_rows_follow_the_transition_table)
 }
 END_TEST
 
-/* The e810 profile fakes one rule (lib/verbs.c): after RESET -> RESET the
+/* The e810 profile fakes one rule (lib/rdma/verbs.c): after RESET -> RESET the
  * next INIT fails with EINVAL.  Probed, it must show exactly that. */
 START_TEST(probe_shows_what_the_e810_profile_fakes)
 {

@@ -1,4 +1,4 @@
-/* The QP pool (qp_pool_size, lib/qppool.c): endpoints take pre-created
+/* The QP pool (qp_pool_size, lib/rdma/qppool.c): endpoints take pre-created
  * RESET QPs, fall back to creating them when the pool is empty, the filler
  * refills once fewer than half are left, the reset policies keep their
  * meaning (reconstruct: new QP numbers; reuse: the same QPs), and closing
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "rdma_int.h"
+#include "rdma/rdma_int.h"
 #include "rdmatest.h"
 
 static double now_ms(void)

@@ -1,4 +1,4 @@
-/* Quirk profiles (lib/verbs.c): each reproduces its driver's failure on
+/* Quirk profiles (lib/rdma/verbs.c): each reproduces its driver's failure on
  * rxe, and the countermeasure makes the same setup succeed. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -68,7 +68,7 @@ struct qphs_config {
 				     * byte; expects untyped replies.  false */
 	int qp_pool_size;           /* RESET QPs each context creates ahead of
 				     * need, off the critical path, 0 (off),
-				     * 0..65535 (lib/qppool.c) */
+				     * 0..65535 (lib/rdma/qppool.c) */
 };
 
 /* Fills cfg with the defaults above.  cfg: caller-owned, not NULL. */

@@ -1,0 +1,301 @@
+/* `qplab hs serve`: a standalone Mooncake-compatible handshake peer that
+ * needs no RDMA device, and that misbehaves on purpose with --fault so
+ * other implementations' clients can be tested. */
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json_object.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "codec/desc.h"
+#include "qphs.h"
+#include "hs/request.h"
+#include "codec/wire.h"
+
+#define SERVE_QPN_BASE 1000u /* the built-in reply's QP numbers: 1000, 1001, ... */
+#define SERVE_GID "00:00:00:00:00:00:00:00:00:00:ff:ff:7f:00:00:01"
+
+static const char probe_reply[] = "{\"status\":\"success\"}\n";
+static const char notify_reply[] = "{\"name\":\"\",\"notify_msg\":\"success\"}\n";
+static const char metadata_reply[] =
+	"{\"buffers\":[],\"devices\":[],\"name\":\"qplab-hs-serve\",\"priority_matrix\":{},"
+	"\"protocol\":\"rdma\",\"tcp_data_port\":0,\"tcp_proto_version\":1,"
+	"\"timestamp\":\"2026-01-01 00:00:00.000000\"}\n";
+
+struct serve {
+	char *reply;      /* --reply FILE's bytes, or NULL */
+	size_t reply_len;
+	struct qphs_fault fault;
+};
+
+/* Every fault of the error table, with the error it provokes. */
+static void print_faults(FILE *out)
+{
+#define FAULT_ROW(name, code, fault, text)                                     \
+	if ((fault)[0])                                                        \
+		fprintf(out, "  %-14s %s%s\n", !strcmp((fault), "reject") ? "reject:TEXT" \
+							 : (fault),    \
+			#name, !strcmp((fault), "reject")           \
+				? " (Connection only; TEXT is reply_msg)" : "");
+	QPHS_ERRNO_MAP(FAULT_ROW)
+#undef FAULT_ROW
+}
+
+static void serve_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: qplab hs serve --listen HOST:PORT [--reply FILE] [--fault KIND]\n"
+		"                      [--seed N] [--max-connections N] [-v]\n\n"
+		"A Mooncake-compatible handshake peer without RDMA.  Prints\n"
+		"'listening on ADDR:PORT' first (PORT 0 = a random port in\n"
+		"[MC_MIN_RPC_PORT, MC_MAX_RPC_PORT]), logs one line per request on\n"
+		"stderr, and runs until SIGINT or SIGTERM.  Probe, Notify and Metadata\n"
+		"get SPEC answers; Connection gets --reply FILE verbatim or a built-in\n"
+		"HandShakeDesc mirroring the request's nic paths, one QP number (1000,\n"
+		"1001, ...) per requested QP.\n\n"
+		"--fault KIND (and the client error it must produce; the names are the\n"
+		"FAULT column of the error table):\n");
+	print_faults(out);
+	fprintf(out, "  %-14s none: success unless MS exceeds the client's timeout\n"
+		     "--seed N seeds garbage's bytes.\n", "delay:MS");
+}
+
+/* The built-in Connection answer: the request's paths swapped, fixed QPs. */
+static int builtin_connection(const struct qphs__hs_desc *asked, const char *reply_msg,
+			      char **out, size_t *len)
+{
+	struct qphs__hs_desc rep;
+	int rc = qphs__hs_desc_init(&rep);
+
+	if (rc)
+		return rc;
+	if (asked->qp_count) {
+		rep.qp_num = calloc(asked->qp_count, sizeof(*rep.qp_num));
+		if (!rep.qp_num) {
+			qphs__hs_desc_clear(&rep);
+			return QPHS_ERR_MEMORY;
+		}
+		for (size_t i = 0; i < asked->qp_count; i++)
+			rep.qp_num[i] = SERVE_QPN_BASE + (uint32_t)i;
+		rep.qp_count = asked->qp_count;
+	}
+	rep.has_ready_ack = asked->has_ready_ack;
+	rep.ready_ack = asked->ready_ack;
+	rc = qphs__desc_set_str(&rep.local_nic_path, asked->peer_nic_path);
+	if (!rc)
+		rc = qphs__desc_set_str(&rep.peer_nic_path, asked->local_nic_path);
+	if (!rc)
+		rc = qphs__desc_set_str(&rep.local_gid, SERVE_GID);
+	if (!rc)
+		rc = qphs__desc_set_str(&rep.reply_msg, reply_msg);
+	if (!rc)
+		rc = qphs__hs_desc_encode(&rep, out, len);
+	qphs__hs_desc_clear(&rep);
+	return rc;
+}
+
+static void answer_connection(struct serve *s, struct qphs_request *req)
+{
+	/* The daemon parsed and checked the body already. */
+	const struct qphs__hs_desc *asked = qphs__request_desc(req);
+	int reject = s->fault.kind == QPHS_FAULT_REJECT;
+	char *body = NULL;
+	size_t len;
+
+	if (s->reply && !reject) {
+		qphs_request_reply(req, s->reply, s->reply_len);
+		return;
+	}
+	if (!asked || builtin_connection(asked, reject ? s->fault.text : "", &body, &len) != 0)
+		qphs_request_close(req);
+	else
+		qphs_request_reply(req, body, len);
+	free(body);
+}
+
+static void on_request(struct qphs_request *req, void *user)
+{
+	struct serve *s = user;
+	int type = qphs_request_type(req);
+	size_t len;
+	const char *json = qphs_request_json(req, &len);
+	int shown = len > 200 ? 200 : (int)len;
+
+	while (shown > 0 && json[shown - 1] == '\n')
+		shown--;
+	fprintf(stderr, "hs serve: %s request from %s, %zu bytes: %.*s%s\n",
+		qphs__msg_type_name(type), qphs_request_peer(req), len, shown, json,
+		len > 200 ? "..." : "");
+	switch (type) {
+	case QPHS_HS_PROBE:
+		qphs_request_reply(req, probe_reply, sizeof(probe_reply) - 1);
+		break;
+	case QPHS_HS_NOTIFY:
+		qphs_request_reply(req, notify_reply, sizeof(notify_reply) - 1);
+		break;
+	case QPHS_HS_METADATA:
+		qphs_request_reply(req, metadata_reply, sizeof(metadata_reply) - 1);
+		break;
+	default:
+		answer_connection(s, req);
+	}
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && n <= (1L << 20) &&
+	    fseek(f, 0, SEEK_SET) == 0) {
+		buf = malloc((size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+		*len = (size_t)n;
+	} else {
+		errno = EINVAL;
+	}
+	fclose(f);
+	return buf;
+}
+
+struct serve_args {
+	const char *listen, *reply, *fault;
+	unsigned long long seed;
+	int verbose;
+	struct qphs_config cfg;
+};
+
+static int parse_serve_args(int argc, char **argv, struct serve_args *a)
+{
+	static const struct option opts[] = {
+		{"listen", required_argument, NULL, 'l'},
+		{"reply", required_argument, NULL, 'r'},
+		{"fault", required_argument, NULL, 'f'},
+		{"seed", required_argument, NULL, 's'},
+		{"max-connections", required_argument, NULL, 'm'},
+		{"help", no_argument, NULL, 'h'},
+		{"verbose", no_argument, NULL, 'v'},
+		{NULL, 0, NULL, 0},
+	};
+	char *end;
+	long v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l': a->listen = optarg; break;
+		case 'r': a->reply = optarg; break;
+		case 'f': a->fault = optarg; break;
+		case 'v': a->verbose = 1; break;
+		case 's':
+			errno = 0;
+			a->seed = strtoull(optarg, &end, 0);
+			if (*end || errno || optarg[0] == '-')
+				return qplab_usage_error("--seed: not a number: '%s'", optarg);
+			break;
+		case 'm':
+			v = strtol(optarg, &end, 10);
+			if (*end || v < 1 || v > 1000000)
+				return qplab_usage_error("--max-connections: 1..1000000, got '%s'",
+							 optarg);
+			a->cfg.max_connections = (int)v;
+			break;
+		case 'h': serve_usage(stdout); return -1;
+		default: serve_usage(stderr); return QPLAB_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return qplab_usage_error("hs serve: unexpected argument '%s'", argv[optind]);
+	if (!a->listen)
+		return qplab_usage_error("hs serve: --listen HOST:PORT is required");
+	return 0;
+}
+
+static int setup(struct serve_args *a, struct serve *s)
+{
+	char err[300];
+
+	if (a->fault && qphs_fault_parse(a->fault, &s->fault, err, sizeof(err)) != 0)
+		return qplab_usage_error("--fault: %s", err);
+	s->fault.seed = a->seed;
+	if (a->reply) {
+		struct json_object *obj;
+		s->reply = slurp(a->reply, &s->reply_len);
+		if (!s->reply)
+			return qplab_usage_error("--reply %s: %s", a->reply, strerror(errno));
+		if (qphs__json_parse(s->reply, s->reply_len, &obj, err, sizeof(err)) != 0)
+			return qplab_usage_error("--reply %s: %s", a->reply, err);
+		json_object_put(obj);
+	}
+	return 0;
+}
+
+/* Runs the daemon until SIGINT/SIGTERM (blocked here, so the loop thread
+ * inherits the mask and sigwait is the only place they land). */
+static int run(struct serve_args *a, struct serve *s, const char *host, uint16_t port)
+{
+	struct qphs_daemon *d = NULL;
+	sigset_t set;
+	int sig, rc;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	rc = qphs_daemon_new(&a->cfg, &d);
+	for (int t = QPHS_HS_CONNECTION; rc == 0 && t <= QPHS_HS_PROBE; t++)
+		rc = qphs_daemon_set_handler(d, t, on_request, s);
+	if (rc == 0)
+		rc = qphs_daemon_set_fault(d, &s->fault);
+	if (rc == 0)
+		rc = qphs_daemon_listen(d, host, port);
+	if (rc == 0)
+		rc = qphs_daemon_start(d);
+	if (rc != 0) {
+		fprintf(stderr, "qplab hs serve: %s: %s\n", qphs_errname(rc),
+			d && *qphs_daemon_errstr(d) ? qphs_daemon_errstr(d) : qphs_strerror(rc));
+		qphs_daemon_free(d);
+		return QPLAB_EXIT_FAIL;
+	}
+	printf("listening on %s\n", qphs_daemon_address(d));
+	fflush(stdout);
+	while (sigwait(&set, &sig) != 0)
+		;
+	fprintf(stderr, "hs serve: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	qphs_daemon_free(d);
+	return QPLAB_EXIT_OK;
+}
+
+int hs_serve_main(int argc, char **argv)
+{
+	struct serve_args a = {0};
+	struct serve s = {0};
+	char host[256], err[256];
+	uint16_t port;
+	int rc;
+
+	qphs_config_init(&a.cfg);
+	if (qphs_config_from_env(&a.cfg, NULL, NULL, err, sizeof(err)) != 0)
+		return qplab_usage_error("%s", err);
+	rc = parse_serve_args(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? QPLAB_EXIT_OK : rc;
+	if (qphs__parse_host_port(a.listen, host, sizeof(host), &port, 0) != 0)
+		return qplab_usage_error("--listen: want HOST:PORT, got '%s'", a.listen);
+	qplab_log_to_stderr(a.verbose);
+	rc = setup(&a, &s);
+	if (rc == 0)
+		rc = run(&a, &s, host[0] && strcmp(host, "*") ? host : NULL, port);
+	free(s.reply);
+	return rc;
+}

@@ -1,0 +1,120 @@
+/*
+ * report.h — the lab's outputs: TAP on stdout, results.json, junit.xml.
+ *
+ * One result model feeds all three: each finished scenario is turned once
+ * into a json-c object (qplab_result_json); the TAP writer prints from it as
+ * scenarios complete, the run object collects it for results.json, and
+ * junit.xml is generated from the results document — also from a merged one
+ * that holds several runs (kernels).  docs/results.md is the schema.
+ *
+ * TAP (version 13): the plan `1..N` comes first (N = scenarios x kernels,
+ * known before anything runs); test numbers follow completion order; every
+ * scenario prints exactly one `ok`/`not ok` line, then `# ` lines (its
+ * diagnostic when it failed, then a progress line with a counter and the
+ * elapsed time).  A skipped scenario is `ok N - id # SKIP reason`.  An
+ * aborted setup prints `Bail out! reason`.  The summary table at the end is
+ * `# ` lines.  An interrupted run prints fewer lines than planned, which
+ * TAP consumers report as a failure — as they should.
+ */
+#ifndef QPLAB_REPORT_H
+#define QPLAB_REPORT_H
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+#include "scenario/expect.h"
+#include "scenario/scenario.h"
+
+#define QPLAB_RESULTS_SCHEMA_VERSION 1
+
+enum qplab_status {
+	QPLAB_PASS,  /* every expectation held */
+	QPLAB_FAIL,  /* an expectation did not hold */
+	QPLAB_SKIP,  /* the backend cannot realise the scenario (reason says why) */
+	QPLAB_ERROR, /* the scenario could not run to its end (setup, timeout) */
+};
+
+/* "pass", "fail", "skip", "error". */
+const char *qplab_status_name(enum qplab_status s);
+
+/* One finished scenario, as the runner hands it over.  All borrowed. */
+struct qplab_scenario_result {
+	const struct qplab_plan *plan;
+	enum qplab_status status;
+	const char *reason;                        /* SKIP / ERROR text, else NULL */
+	double elapsed_s;
+	const struct qplab_scenario_facts *facts;  /* NULL when nothing ran */
+	const struct qplab_verdict *verdicts;      /* plan->nexpect of them, or NULL */
+	const char *kernel_tag;                    /* " [6.12]" suffix when several kernels run; NULL */
+};
+
+/* The scenario's entry of the result model (a new reference: the caller
+ * puts it).  NULL when out of memory. */
+json_object *qplab_result_json(const struct qplab_scenario_result *r);
+
+/* A run: what it ran on, and its scenarios.  `started` is ISO-8601 UTC;
+ * NULL means now. */
+json_object *qplab_results_run(const struct qplab_runinfo *info, const char *started);
+/* Appends scenario (borrowed: a reference is taken) and updates the run's
+ * summary counts. */
+int qplab_results_run_add(json_object *run, json_object *scenario);
+void qplab_results_run_finish(json_object *run, double elapsed_s);
+
+/* {"schema_version": 1, "runs": []}: a new reference. */
+json_object *qplab_results_doc(void);
+/* Appends run (borrowed: a reference is taken) to doc's runs. */
+int qplab_results_add_run(json_object *doc, json_object *run);
+/* Reads a results file; refuses other schema versions.  Returns 0 and a new
+ * reference in *doc, or QPHS_ERR_MALFORMED_JSON / QPHS_ERR_INVALID_ARGUMENT
+ * with a message in err. */
+int qplab_results_load(const char *path, json_object **doc, char *err, size_t errlen);
+/* Appends every run of src to dst (both borrowed). */
+int qplab_results_merge(json_object *dst, json_object *src);
+/* Writes doc (borrowed) to path through a temporary file and rename(), so
+ * a reader never sees half a file.  Returns 0 or QPHS_ERR_SOCKET-free codes:
+ * QPHS_ERR_INVALID_ARGUMENT with errno kept. */
+int qplab_results_save(const char *path, json_object *doc);
+
+/* Writes JUnit XML for every run of doc (borrowed): one <testsuite> per
+ * run, one <testcase> per scenario, the diagnostic in <failure>. */
+int qplab_junit_save(const char *path, json_object *doc);
+/* The same, into an open stream. */
+int qplab_junit_write(FILE *out, json_object *doc);
+
+/* Writes DIR/results.json and DIR/junit.xml from doc (borrowed), creating
+ * DIR first.  Returns 0, or QPHS_ERR_INVALID_ARGUMENT with the failing
+ * path in err. */
+int qplab_report_write_outputs(const char *dir, json_object *doc, char *err, size_t errlen);
+
+/* Creates dir and its parents (mkdir -p).  Returns 0 or
+ * QPHS_ERR_INVALID_ARGUMENT with errno kept. */
+int qplab_report_mkdir(const char *dir);
+
+/* Diagnostic lines of a scenario entry (what TAP prints after `not ok` and
+ * JUnit puts in <failure>), each without "# " and newline, into a new
+ * string joined by '\n' (caller frees).  NULL when out of memory. */
+char *qplab_result_diagnostic(json_object *scenario);
+
+/* The TAP writer.  Caller-owned struct; all state lives in it. */
+struct qplab_tap_row;
+struct qplab_tap {
+	FILE *out;
+	int planned, done;
+	int counts[4];               /* by enum qplab_status */
+	double t0;                   /* monotonic seconds at begin */
+	struct qplab_tap_row *rows;  /* for the summary */
+	size_t nrows;
+};
+
+/* Prints "TAP version 13" and the plan "1..planned". */
+void qplab_tap_begin(struct qplab_tap *t, FILE *out, int planned);
+/* Prints the scenario's line, its diagnostic when it failed, and a
+ * progress line.  scenario: borrowed. */
+void qplab_tap_result(struct qplab_tap *t, json_object *scenario);
+/* Prints "Bail out! reason". */
+void qplab_tap_bail(struct qplab_tap *t, const char *reason);
+/* Prints the summary table; frees the writer's memory.  Returns the exit
+ * code the run should end with: 0 when nothing failed or errored, else 1. */
+int qplab_tap_end(struct qplab_tap *t);
+
+#endif

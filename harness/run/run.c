@@ -1,0 +1,260 @@
+/* `qplab run`: scenarios -> TAP, results.json, junit.xml.  With the vm
+ * backend it re-executes itself inside `netns/vm` once per kernel and
+ * merges the runs; otherwise it runs the scenarios here, one at a time or,
+ * with --jobs N in the netns mode, N at once (run_jobs.c). */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "qphs/error.h"
+#include "report/report.h"
+#include "run.h"
+#include "run_args.h"
+#include "run_jobs.h"
+
+volatile sig_atomic_t qplab_run_interrupted;
+
+static void on_signal(int sig)
+{
+	qplab_run_interrupted = sig;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal}; /* no SA_RESTART: waits end */
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Capabilities from netns/probe --json and the tools present. */
+static int probe_caps(const char *caps[8], char *mode, size_t modelen)
+{
+	char probe[4200], *out = NULL;
+	char *argv[] = {probe, (char *)"--json", NULL};
+	json_object *o, *v;
+	int n = 0;
+
+	snprintf(probe, sizeof(probe), "%s/probe", qplab_script_dir());
+	mode[0] = '\0';
+	if (run_capture(argv, &out) == 0 && (o = json_tokener_parse(out))) {
+		if (json_object_object_get_ex(o, "mode", &v))
+			snprintf(mode, modelen, "%s", json_object_get_string(v));
+		if (json_object_object_get_ex(o, "netns_rxe", &v) && !strcmp(json_object_get_string(v), "yes"))
+			caps[n++] = "rxe_netns";
+		json_object_put(o);
+	}
+	free(out);
+	if (access("/usr/sbin/tc", X_OK) == 0 || access("/sbin/tc", X_OK) == 0)
+		caps[n++] = "netem";
+	caps[n] = NULL;
+	return mode[0] && strcmp(mode, "none") ? 0 : -1;
+}
+
+/* auto outside the VM: this machine runs the lab itself only in netns
+ * mode (shared mode rewrites the routing rules, so it is the VM's, or an
+ * explicit --backend shared); everything else goes to the vm backend. */
+static bool host_has_netns(void)
+{
+	const char *caps[8];
+	char mode[16];
+
+	if (getenv("QPLAB_IN_VM"))
+		return true;
+	if (access("/sys/module/rdma_rxe", F_OK) && access("/sys/module/ib_core", F_OK) &&
+	    geteuid() != 0)
+		return false;
+	return probe_caps(caps, mode, sizeof(mode)) == 0 && !strcmp(mode, "netns");
+}
+
+/* "overhead_ms": the scenario's wall time beyond its own steps, and where
+ * it went (docs/results.md); "kept_topology" under --keep. */
+static void add_overhead(json_object *j, const struct run_outcome *o)
+{
+	static const char *const names[RUN_PHASE_COUNT] = {"topology_ms", "agents_ms", "facts_ms",
+							   "teardown_ms", "topology_down_ms"};
+	json_object *ph = json_object_new_object();
+	double over = o->elapsed_s * 1000.0 - o->steps_ms;
+
+	json_object_object_add(j, "steps_ms", json_object_new_int64((int64_t)(o->steps_ms + 0.5)));
+	json_object_object_add(j, "overhead_ms", json_object_new_int64((int64_t)(over > 0 ? over + 0.5 : 0)));
+	for (int i = 0; i < RUN_PHASE_COUNT; i++)
+		json_object_object_add(ph, names[i], json_object_new_int64((int64_t)(o->phase_ms[i] + 0.5)));
+	json_object_object_add(j, "overhead", ph);
+	json_object_object_add(j, "kept_topology", o->kept[0] ? json_object_new_string(o->kept) : NULL);
+}
+
+/* The `# overhead:` line: the mean over the scenarios that ran, and the
+ * same without building and removing topologies (a cost of the run, shared
+ * by every scenario that reuses one). */
+static void print_overhead(const struct run_outcome *o, int n, int built)
+{
+	double all = 0, own = 0, max = 0;
+
+	if (n == 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		double over = o[i].elapsed_s * 1000.0 - o[i].steps_ms;
+
+		all += over;
+		over -= o[i].phase_ms[RUN_PHASE_TOPO] + o[i].phase_ms[RUN_PHASE_TOPO_DOWN];
+		own += over;
+		max = over > max ? over : max;
+	}
+	printf("# overhead: mean %.2f s per scenario beyond its steps; %.2f s (max %.2f s) without "
+	       "building and removing topologies (%d built for %d scenarios)\n",
+	       all / n / 1000.0, own / n / 1000.0, max / 1000.0, built, n);
+}
+
+json_object *run_scenario_json(const struct qplab_plan *p, struct run_outcome *o,
+			       const struct qplab_runinfo *ri)
+{
+	struct qplab_verdict *v = NULL;
+	struct qplab_scenario_result r = {.plan = p, .status = o->status,
+					  .reason = o->reason[0] ? o->reason : NULL,
+					  .elapsed_s = o->elapsed_s,
+					  .facts = o->have_facts ? &o->facts : NULL};
+	json_object *j;
+
+	if (o->status == QPLAB_PASS) {
+		int failed = qplab_expect_eval(p, ri, &o->facts, &v);
+
+		r.verdicts = v;
+		r.status = failed > 0 ? QPLAB_FAIL : failed < 0 ? QPLAB_ERROR : QPLAB_PASS;
+	}
+	j = qplab_result_json(&r);
+	qplab_verdicts_free(v, v ? p->nexpect : 0);
+	if (j && o->status != QPLAB_SKIP)
+		add_overhead(j, o);
+	return j;
+}
+
+/* One scenario after another, in catalogue order, one run_ctx. */
+static void run_serial(struct run_ctx *c, const struct qplab_catalogue *cat,
+		       const struct qplab_runinfo *ri, struct qplab_tap *tap, json_object *run,
+		       struct run_totals *tot)
+{
+	for (size_t i = 0; i < cat->n && !qplab_run_interrupted; i++) {
+		struct run_outcome out;
+		json_object *j;
+
+		memset(&out, 0, sizeof(out));
+		c->last = i + 1 == cat->n;
+		run_scenario(c, cat->plans[i], &out);
+		if (tot->over && out.status != QPLAB_SKIP)
+			tot->over[tot->nover++] = out;
+		j = run_scenario_json(cat->plans[i], &out, ri);
+		qplab_tap_result(tap, j);
+		qplab_results_run_add(run, j);
+		json_object_put(j);
+		if (out.have_facts)
+			qplab_scenario_facts_free(&out.facts);
+	}
+	tot->left = run_ctx_finish(c);
+	tot->built = c->built;
+}
+
+/* Runs every scenario here (inside the lab): serially, or with --jobs N
+ * on N workers (netns mode; shared mode refuses, run_args.c). */
+static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
+{
+	const char *caps[8];
+	char mode[16], err[512], kernel[128] = "", logdir[4200];
+	struct utsname u;
+	struct qplab_tap tap;
+	struct run_ctx c = {.caps = caps};
+	struct qplab_runinfo ri = {.driver = "rxe", .caps = caps, .time_multiplier = run_mult()};
+	json_object *doc = qplab_results_doc(), *run;
+	double t0 = run_now_ms();
+	struct run_totals tot = {0};
+	int rc;
+
+	if (probe_caps(caps, mode, sizeof(mode)) != 0) {
+		qplab_tap_begin(&tap, stdout, (int)cat->n);
+		qplab_tap_bail(&tap, "no topology mode works here (netns/probe: no rxe)");
+		json_object_put(doc);
+		return QPLAB_EXIT_FAIL;
+	}
+	if (o->backend == QPLAB_BACKEND_NETNS || o->backend == QPLAB_BACKEND_SHARED)
+		snprintf(mode, sizeof(mode), "%s", qplab_backend_name(o->backend));
+	if (qplab_run_check_jobs(o, mode, err, sizeof(err))) {
+		json_object_put(doc);
+		return qplab_usage_error("run: %s", err);
+	}
+	c.mode = mode;
+	c.keep = o->keep;
+	uname(&u);
+	snprintf(kernel, sizeof(kernel), "%s", u.release);
+	ri.backend = mode;
+	ri.kernel = kernel;
+	snprintf(logdir, sizeof(logdir), "%s/logs", o->out);
+	qplab_report_mkdir(logdir);
+	/* Scenarios sharing a topology run one after another (run_order.c). */
+	run_order_plans(cat->plans, cat->n);
+	setenv("QPLAB_RUN_LOGDIR", logdir, 1);
+	run = qplab_results_run(&ri, NULL);
+	tot.over = calloc(cat->n + 1, sizeof(*tot.over));
+	qplab_tap_begin(&tap, stdout, (int)cat->n);
+	if (o->jobs < 2 || cat->n < 2 || run_jobs(&c, cat, &ri, o->jobs, logdir, &tap, run, &tot))
+		run_serial(&c, cat, &ri, &tap, run, &tot);
+	if (tot.left > 0) {
+		printf("# the lab's topology was not removed completely (netns/topo down --all)\n");
+		tap.counts[QPLAB_ERROR]++;
+	}
+	if (qplab_run_interrupted)
+		printf("# interrupted (signal %d): torn down, %d of %zu scenarios ran\n",
+		       (int)qplab_run_interrupted, tap.done, cat->n);
+	qplab_results_run_finish(run, (run_now_ms() - t0) / 1000.0);
+	qplab_results_add_run(doc, run);
+	json_object_put(run);
+	if (qplab_report_write_outputs(o->out, doc, err, sizeof(err)))
+		fprintf(stderr, "qplab run: %s\n", err);
+	json_object_put(doc);
+	print_overhead(tot.over, tot.nover, tot.built);
+	free(tot.over);
+	rc = qplab_tap_end(&tap);
+	return qplab_run_interrupted ? QPLAB_EXIT_FAIL : rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct qplab_run_opts o;
+	struct qplab_catalogue cat = {0};
+	struct qplab_errors errs = {0};
+	char err[512], dflt[4200];
+	const char *paths[1];
+	int rc;
+
+	if (qplab_run_parse_args(argc, argv, &o, err, sizeof(err)))
+		return qplab_usage_error("run: %s", err);
+	if (o.help) {
+		qplab_run_usage(stdout);
+		return QPLAB_EXIT_OK;
+	}
+	if (o.backend == QPLAB_BACKEND_HOSTS)
+		return qplab_usage_error("run: --backend hosts is reserved for real machines and not available yet");
+	snprintf(dflt, sizeof(dflt), "%s/scenarios", qplab_root());
+	paths[0] = dflt;
+	if (qplab_catalogue_load(o.npaths ? o.paths : paths, o.npaths ? o.npaths : 1, o.tags, o.ntags,
+				 &cat, &errs)) {
+		for (size_t i = 0; i < errs.n; i++)
+			fprintf(stderr, "%s\n", errs.msgs[i]);
+		qplab_errors_free(&errs);
+		qplab_catalogue_free(&cat);
+		return QPLAB_EXIT_USAGE;
+	}
+	/* --jobs is checked where the topology mode is known: inside the lab
+	 * (run_here; with the vm backend, inside the VM, which gets --jobs). */
+	catch_signals();
+	if (o.backend == QPLAB_BACKEND_VM || (o.backend == QPLAB_BACKEND_AUTO && !host_has_netns()))
+		rc = run_in_vm(argc, argv, &o, cat.n);
+	else
+		rc = run_here(&o, &cat);
+	qplab_catalogue_free(&cat);
+	return rc;
+}

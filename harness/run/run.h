@@ -1,0 +1,211 @@
+/*
+ * run.h — `qplab run`'s moving parts: agents as child processes speaking
+ * JSON lines (run_agent.c), the topology through netns/topo (run_topo.c),
+ * one scenario from `topo up` to teardown (run_scenario.c, run_steps.c).
+ *
+ * Every wait is bounded by a deadline; an interrupt (SIGINT/SIGTERM to the
+ * runner) makes every wait return early, and the scenario tears down.
+ */
+#ifndef QPLAB_RUN_H
+#define QPLAB_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "agent_msg.h"
+#include "scenario/expect.h"
+#include "scenario/scenario.h"
+
+#define RUN_AGENT_PORT 12001
+
+/* Set by the runner's signal handler: every wait gives up. */
+extern volatile sig_atomic_t qplab_run_interrupted;
+
+struct run_agent {
+	char name[QPLAB_NAME_MAX];
+	pid_t pid;                 /* 0 = not running */
+	int to_fd, from_fd;        /* its stdin, its stdout */
+	char *buf;                 /* unread bytes from its stdout */
+	size_t len;
+	char nic_path[320];
+	char listen[300];
+	int next_id;
+};
+
+/* One host of the topology, as `topo up` printed it. */
+struct run_host {
+	char name[QPLAB_NAME_MAX];
+	char *exec[8];             /* command prefix that runs inside it (owned), NULL-ended */
+	char addr4[64];            /* "" when the host has no IPv4 (addresses) */
+	char addr6[64];            /* "" when it has no global IPv6 */
+	char rxe[64];
+	char ifname[64];
+	char unowned4[64];         /* the lab's unowned address (advertise gid "unowned") */
+	char netns[64];            /* "" = the runner's own namespace (shared mode) */
+	int mtu;                   /* its link's MTU now (topo up's, then as set in place) */
+};
+
+struct run_topo {
+	char id[16];
+	char mode[16];
+	char kernel[128];
+	char unowned4[64], unroutable4[64];
+	struct run_host hosts[QPLAB_MAX_HOSTS];
+	size_t nhosts;
+	bool up;
+};
+
+/* Monotonic milliseconds. */
+double run_now_ms(void);
+/* QPLAB_TIME_MULTIPLIER (>= 1). */
+double run_mult(void);
+
+/* Runs argv (NULL-ended) and captures stdout into *out (malloc'd, caller
+ * frees; may be NULL); stderr goes to the runner's.  Returns exit status,
+ * or -1 when it could not run. */
+int run_capture(char *const argv[], char **out);
+
+/* What a topology for p must be built with (the `topo up` words without
+ * the name and the MTUs: those are set in place) into sig; two plans with
+ * the same sig share a topology.  A host MTU below 1280 is part of it:
+ * below IPv6's minimum the kernel drops the link's IPv6 addresses, and
+ * with them GIDs, so such a link is built, not set. */
+void run_topo_sig(const struct qplab_plan *p, const char *mode, char *sig, size_t len);
+/* Sets each host's MTU to p's where it differs (topo fault mtu); returns
+ * 0 or -1 (err). */
+int run_topo_mtus(struct run_topo *t, const struct qplab_plan *p, char *err, size_t errlen);
+/* Orders plans so that the ones sharing a topology (run_topo_sig) run one
+ * after another: groups in the order of their first plan, catalogue order
+ * within a group, except that a plan whose topology cannot be reset
+ * (delete_device) goes last in its group, where the topology is rebuilt
+ * anyway.  Stable; only the order of plans[] changes. */
+void run_order_plans(struct qplab_plan **plans, size_t n);
+/* topo up for plan (mode NULL = auto); fills t.  err: message. */
+int run_topo_up(const struct qplab_plan *p, const char *id, const char *mode, struct run_topo *t,
+		char *err, size_t errlen);
+int run_topo_fault(const struct run_topo *t, const struct qplab_plan *p, const struct qplab_step *st,
+		   char *err, size_t errlen);
+/* delete_device, bounded: when `rdma link del` has not returned after
+ * deadline_ms (the kernel waits for the device's users), holder (the
+ * host's agent) is killed and *blocked_ms says how long it blocked. */
+struct run_agent;
+int run_topo_del_device(const struct run_topo *t, const struct qplab_plan *p, const struct qplab_step *st,
+			int deadline_ms, struct run_agent *holder, double *blocked_ms, char *err, size_t errlen);
+/* The links' netem (in force from the start), on both ends. */
+int run_topo_links(const struct run_topo *t, const struct qplab_plan *p, char *err, size_t errlen);
+/* Undoes what p's links and steps changed (link up, qdisc cleared, MTU
+ * back, blackholes gone) so the next scenario can reuse the topology.
+ * Returns 0, or -1 when p did something that cannot be undone
+ * (delete_device) or an undo failed: the topology must go. */
+int run_topo_reset(const struct run_topo *t, const struct qplab_plan *p);
+/* topo down --name ID, then counts what is left of it (namespaces, links,
+ * rxe devices, rules of its addresses).  Returns that count. */
+int run_topo_down(struct run_topo *t);
+void run_topo_free(struct run_topo *t);
+/* QPs on each of n rxe devices (one `rdma resource show qp`) into
+ * counts; -1 each when it could not be run. */
+void run_count_qps(const char *const rxe[], size_t n, int counts[]);
+
+/* Spawns the agent of host h (plan host index hi) without waiting;
+ * run_agent_ready then reads its `ready` line. */
+int run_agent_spawn(struct run_agent *ag, const struct qplab_plan *p, int hi,
+		    const struct run_host *h, char *err, size_t errlen);
+int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t errlen);
+/* Asks an agent to exit without waiting (run_agent_stop reaps it). */
+void run_agent_ask_exit(struct run_agent *ag);
+/* Starts the agent of host h (plan host index hi) inside its topology
+ * host and waits for `ready` until the deadline.  Returns 0 or -1 (err). */
+int run_agent_start(struct run_agent *ag, const struct qplab_plan *p, int hi,
+		    const struct run_host *h, int deadline_ms, char *err, size_t errlen);
+/* Sends line (owned: freed here; built with id) and waits for the reply to id.
+ * Returns 0 with *m filled (free it), or -1 (err: timeout, EOF, bad line). */
+int run_agent_call(struct run_agent *ag, int id, char *line, int deadline_ms,
+		   struct qplab_agent_msg *m, char *err, size_t errlen);
+/* Sends line without waiting; run_agent_wait reads the reply to id. */
+int run_agent_send(struct run_agent *ag, char *line);
+int run_agent_wait(struct run_agent *ag, int id, int deadline_ms, struct qplab_agent_msg *m,
+		   char *err, size_t errlen);
+/* exit, then SIGTERM, then SIGKILL: each bounded.  Safe on a stopped agent. */
+void run_agent_stop(struct run_agent *ag, int deadline_ms);
+void run_agent_kill(struct run_agent *ag);
+bool run_agent_alive(const struct run_agent *ag);
+
+/* One scenario from topo up to teardown. */
+struct run_ctx {
+	const char *mode;          /* topo --mode, NULL = auto */
+	const char *log_dir;       /* agents' stderr */
+	const char *const *caps;
+	int seq;                   /* topology ID counter */
+	int job, jobs;             /* --jobs: this worker (0-based) of how many (0/1: serial) */
+	int built;                 /* topologies built by this run */
+	bool keep;                 /* --keep */
+	bool last;                 /* the run's last scenario: nothing reuses its topology */
+	/* The topology is kept for the next scenario when that one can be
+	 * made from it (run_topo_sig: same hosts and addresses; MTUs are set
+	 * in place) and this one left it resettable (no delete_device, no
+	 * error): topo up/down cost seconds under TCG. */
+	struct run_topo topo;
+	char sig[1024];
+};
+
+/* The vm backend (run_vm.c): the same run inside `netns/vm`, once per
+ * kernel; TAP relayed under one plan, results merged into o->out. */
+struct qplab_run_opts;
+int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o, size_t nscenarios);
+
+/* The topology name for c's seq-th topology (run_jobs_msg.c): unique
+ * per worker, so parallel workers' namespaces, veths and rxe devices
+ * never clash. */
+void run_topo_name(const struct run_ctx *c, int seq, char *id, size_t len);
+
+/* Tears the kept topology down; returns what is left of it (objects). */
+int run_ctx_finish(struct run_ctx *c);
+
+/* Where a scenario's time goes besides its steps (results.json
+ * "overhead"). */
+enum run_phase {
+	RUN_PHASE_TOPO,            /* topo up (when not reused) and the links' netem */
+	RUN_PHASE_AGENTS,          /* agents started until every one is ready */
+	RUN_PHASE_FACTS,           /* final report and probe */
+	RUN_PHASE_TEARDOWN,        /* agents stopped, QPs counted, topology reset */
+	RUN_PHASE_TOPO_DOWN,       /* topo down and the leftover count (when not reused) */
+	RUN_PHASE_COUNT
+};
+
+struct run_outcome {
+	int status;                /* enum qplab_status */
+	char reason[512];
+	double elapsed_s;
+	double steps_ms;           /* the steps' own wall time */
+	double phase_ms[RUN_PHASE_COUNT];
+	char kept[16];             /* --keep: the topology left up, "" = none */
+	char backend[16], kernel[128];
+	struct qplab_scenario_facts facts;
+	bool have_facts;
+};
+
+void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outcome *out);
+
+/* The steps (run_steps.c): executes step si.  Returns 0, or -1 with the
+ * reason in err (the scenario errors out). */
+struct run_state {
+	const struct qplab_plan *p;
+	struct run_topo *t;
+	struct run_agent *ag;      /* plan->nhosts of them, host order */
+	struct qplab_scenario_facts *facts;
+	int hostmap[QPLAB_MAX_HOSTS]; /* plan host -> topo host */
+	const char *log_dir;
+};
+int run_step(struct run_state *s, int si, char *err, size_t errlen);
+/* connect_both (run_both.c): the rounds, then every live agent's report
+ * into the step's facts. */
+int run_connect_both(struct run_state *s, int si, const struct qplab_step *st, char *err, size_t errlen);
+/* Its schedule: slots per round for n listed hosts, and host i's partner
+ * in a slot (an index into the list, or -1: no connect in that slot). */
+int run_both_slots(int n);
+int run_both_partner(int i, int slot, int n);
+/* Reports of every live agent into facts of step (-1 = final). */
+int run_collect(struct run_state *s, int step, int peer_of[QPLAB_MAX_HOSTS], char *err, size_t errlen);
+
+#endif

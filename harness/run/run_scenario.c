@@ -1,0 +1,236 @@
+/* One scenario: topology up, agents started, steps, final facts, teardown
+ * (always: on success, failure, timeout and interrupt), leftovers counted. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "realise.h"
+#include "report/report.h"
+#include "run.h"
+
+/* QPLAB_RUN_TRACE=1: each phase's wall time on stderr. */
+static void trace(const char *what, double *t)
+{
+	double now = run_now_ms();
+
+	if (getenv("QPLAB_RUN_TRACE"))
+		fprintf(stderr, "qplab run: %s %.0f ms\n", what, now - *t);
+	*t = now;
+}
+
+static int start_agents(struct run_state *s, char *err, size_t errlen)
+{
+	double deadline = run_now_ms() + 10000 * run_mult();
+
+	for (size_t h = 0; h < s->p->nhosts; h++) {
+		s->hostmap[h] = -1;
+		for (size_t k = 0; k < s->t->nhosts; k++)
+			if (!strcmp(s->t->hosts[k].name, s->p->hosts[h].name))
+				s->hostmap[h] = (int)k;
+		if (s->hostmap[h] < 0) {
+			snprintf(err, errlen, "topo up has no host %s", s->p->hosts[h].name);
+			return -1;
+		}
+		if (run_agent_spawn(&s->ag[h], s->p, (int)h, &s->t->hosts[s->hostmap[h]], err, errlen))
+			return -1;
+	}
+	/* All started at once: a cold start costs seconds under TCG. */
+	for (size_t h = 0; h < s->p->nhosts; h++)
+		if (run_agent_ready(&s->ag[h], deadline, err, errlen))
+			return -1;
+	return 0;
+}
+
+/* The final report and a Probe of every live agent: all requests out
+ * before the first reply is read, each agent's replies read in the order
+ * it was asked (a wait drops the replies it is not waiting for). */
+static int final_facts(struct run_state *s, char *err, size_t errlen)
+{
+	int rep[QPLAB_MAX_HOSTS], probe[QPLAB_MAX_HOSTS];
+
+	for (size_t h = 0; h < s->p->nhosts; h++) {
+		struct run_agent *ag = &s->ag[h];
+
+		rep[h] = probe[h] = -1;
+		qplab_facts_at(s->facts, -1, (int)h)->daemon_alive = 0;
+		if (!ag->pid)
+			continue;
+		rep[h] = ag->next_id++;
+		probe[h] = ag->next_id++;
+		run_agent_send(ag, qplab_agent_req_report(rep[h]));
+		run_agent_send(ag, qplab_agent_req_probe(probe[h], NULL, (int)(2000 * run_mult())));
+	}
+	for (size_t h = 0; h < s->p->nhosts; h++) {
+		struct qplab_facts *f = qplab_facts_at(s->facts, -1, (int)h);
+		int peer = s->p->nhosts == 2 ? 1 - (int)h : -1;
+		struct qplab_agent_msg m;
+
+		if (rep[h] < 0)
+			continue;
+		if (run_agent_wait(&s->ag[h], rep[h], (int)(5000 * run_mult()), &m, err, errlen))
+			return -1;
+		qplab_facts_from_reply(&m, peer >= 0 ? s->ag[peer].nic_path : NULL, f, err, errlen);
+		qplab_agent_msg_free(&m);
+		if (run_agent_wait(&s->ag[h], probe[h], (int)(4000 * run_mult()), &m, err, errlen))
+			return -1;
+		qplab_facts_from_reply(&m, NULL, f, err, errlen);
+		qplab_agent_msg_free(&m);
+	}
+	return 0;
+}
+
+/* Agents out (all asked at once), their QPs counted (one `rdma` for all
+ * hosts).  The topology stays for the next scenario when it can be reset
+ * (keep_topo), stays for inspection (--keep: counted as kept, not as
+ * left over), or goes, and what is left of it is counted. */
+static void teardown(struct run_ctx *c, struct run_state *s, bool keep_topo, bool kept,
+		     struct run_outcome *o)
+{
+	int qps[QPLAB_MAX_HOSTS], left = 0, agents = 0;
+	const char *rxe[QPLAB_MAX_HOSTS];
+	double t0 = run_now_ms();
+
+	for (size_t h = 0; h < s->p->nhosts; h++)
+		run_agent_ask_exit(&s->ag[h]);
+	for (size_t h = 0; h < s->p->nhosts; h++) {
+		pid_t pid = s->ag[h].pid;
+
+		run_agent_stop(&s->ag[h], (int)(3000 * run_mult()));
+		agents += pid > 0 && kill(pid, 0) == 0;
+		rxe[h] = s->hostmap[h] >= 0 ? s->t->hosts[s->hostmap[h]].rxe : "";
+	}
+	run_count_qps(rxe, s->p->nhosts, qps);
+	if (getenv("QPLAB_RUN_TRACE"))
+		fprintf(stderr, "qplab run: agents stopped, QPs counted %.0f ms\n", run_now_ms() - t0);
+	if (kept) {
+		snprintf(o->kept, sizeof(o->kept), "%s", c->topo.id);
+		fprintf(stderr, "qplab run: --keep: topology %s left up (netns/topo down --name %s)\n",
+			c->topo.id, c->topo.id);
+		run_topo_free(&c->topo);
+		memset(&c->topo, 0, sizeof(c->topo));
+		c->sig[0] = '\0';
+	} else if (!keep_topo || run_topo_reset(&c->topo, s->p)) {
+		double t1 = run_now_ms();
+
+		left = run_ctx_finish(c);
+		o->phase_ms[RUN_PHASE_TOPO_DOWN] = run_now_ms() - t1;
+	}
+	for (size_t h = 0; h < s->p->nhosts; h++) {
+		struct qplab_facts *f = qplab_facts_at(s->facts, -1, (int)h);
+
+		f->leftover_qps = qps[h];
+		f->leftover_objects = left + agents;
+	}
+}
+
+int run_ctx_finish(struct run_ctx *c)
+{
+	int left = run_topo_down(&c->topo);
+
+	run_topo_free(&c->topo);
+	c->sig[0] = '\0';
+	return left;
+}
+
+/* The topology for p: the kept one when p's can be made from it (same
+ * hosts and addresses: the MTUs are set in place), else anew. */
+static int topology(struct run_ctx *c, const struct qplab_plan *p, char *err, size_t errlen)
+{
+	char sig[1024], id[16];
+
+	run_topo_sig(p, c->mode, sig, sizeof(sig));
+	if (!(c->topo.up && !strcmp(sig, c->sig))) {
+		if (c->topo.up)
+			run_ctx_finish(c);
+		run_topo_name(c, c->seq++, id, sizeof(id));
+		c->built++;
+		if (run_topo_up(p, id, c->mode, &c->topo, err, errlen))
+			return -1;
+		snprintf(c->sig, sizeof(c->sig), "%s", sig);
+	}
+	if (run_topo_mtus(&c->topo, p, err, errlen))
+		return -1;
+	return run_topo_links(&c->topo, p, err, errlen);
+}
+
+static void trace_ms(const char *what, double *t, double *acc)
+{
+	double now = run_now_ms();
+
+	if (acc)
+		*acc += now - *t;
+	trace(what, t);
+	*t = now;
+}
+
+static int run_steps(struct run_state *s, double t0, double *tt, struct run_outcome *o, char *err,
+		     size_t errlen)
+{
+	const struct qplab_plan *p = s->p;
+
+	for (size_t i = 0; i < p->nsteps; i++) {
+		if (run_now_ms() - t0 > p->timeout_ms * run_mult()) {
+			snprintf(err, errlen, "scenario timeout (%d ms) before step %zu", p->timeout_ms, i + 1);
+			return -1;
+		}
+		if (run_step(s, (int)i, err, errlen)) {
+			char msg[600];
+
+			/* Precisions keep the message within msg whatever the parts. */
+			snprintf(msg, sizeof(msg), "%.200s:%d: step %zu (%.40s): %.300s", p->file, p->steps[i].line, i + 1,
+				 qplab_step_kind_name(p->steps[i].kind), err);
+			snprintf(err, errlen, "%s", msg);
+			trace_ms(qplab_step_kind_name(p->steps[i].kind), tt, &o->steps_ms);
+			return -1;
+		}
+		trace_ms(qplab_step_kind_name(p->steps[i].kind), tt, &o->steps_ms);
+	}
+	return 0;
+}
+
+void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outcome *o)
+{
+	struct run_agent ag[QPLAB_MAX_HOSTS];
+	struct run_state s = {.p = p, .t = &c->topo, .ag = ag, .facts = &o->facts, .log_dir = c->log_dir};
+	double t0 = run_now_ms(), tt = t0;
+	char err[600] = "";
+	const char *skip;
+	bool kept;
+	int rc;
+
+	memset(ag, 0, sizeof(ag));
+	for (int i = 0; i < QPLAB_MAX_HOSTS; i++)
+		s.hostmap[i] = -1;
+	o->status = QPLAB_PASS;
+	skip = qplab_plan_skip_reason(p, c->caps, o->reason, sizeof(o->reason));
+	if (skip) {
+		o->status = QPLAB_SKIP;
+		return;
+	}
+	qplab_scenario_facts_init(&o->facts, p->nhosts, p->nsteps);
+	o->have_facts = true;
+	rc = topology(c, p, err, sizeof(err));
+	trace_ms("topo up", &tt, &o->phase_ms[RUN_PHASE_TOPO]);
+	snprintf(o->backend, sizeof(o->backend), "%s", c->topo.mode);
+	snprintf(o->kernel, sizeof(o->kernel), "%s", c->topo.kernel);
+	if (!rc)
+		rc = start_agents(&s, err, sizeof(err));
+	trace_ms("agents ready", &tt, &o->phase_ms[RUN_PHASE_AGENTS]);
+	if (!rc)
+		rc = run_steps(&s, t0, &tt, o, err, sizeof(err));
+	if (!rc)
+		rc = final_facts(&s, err, sizeof(err));
+	trace_ms("final facts", &tt, &o->phase_ms[RUN_PHASE_FACTS]);
+	if (rc) {
+		o->status = QPLAB_ERROR;
+		snprintf(o->reason, sizeof(o->reason), "%.500s", err);
+	}
+	/* --keep: an errored scenario's topology, and the run's last one. */
+	kept = c->keep && c->topo.up && (rc || c->last);
+	teardown(c, &s, !rc && !qplab_run_interrupted && !c->last, kept, o);
+	trace_ms("teardown", &tt, &o->phase_ms[RUN_PHASE_TEARDOWN]);
+	o->phase_ms[RUN_PHASE_TEARDOWN] -= o->phase_ms[RUN_PHASE_TOPO_DOWN];
+	o->elapsed_s = (run_now_ms() - t0) / 1000.0;
+}

@@ -1,0 +1,286 @@
+/* The active side: resolve, connect with a deadline, send one request,
+ * read one reply with a deadline, and say exactly what went wrong.
+ *
+ * A request that was sent is never sent again: only a failed connect moves
+ * on to the next resolved address (Mooncake re-sends after any error,
+ * a reply timeout included, so a peer could act twice). */
+#include <errno.h>
+#include <json-c/json_object.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "codec/desc.h"
+#include "net.h"
+#include "qphs/client.h"
+#include "qphs/daemon.h"
+#include "qphs/error.h"
+#include "codec/wire.h"
+
+static int fail(struct qphs_client_result *res, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct qphs_client_result *res, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(res->errstr, sizeof(res->errstr), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* Waits for events on fd until deadline (ms, monotonic).  Returns 1 when
+ * ready, 0 at the deadline. */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	struct pollfd p = {.fd = fd, .events = events};
+
+	for (;;) {
+		int64_t left = deadline - qphs__now_ms();
+		int n;
+
+		if (left <= 0)
+			return 0;
+		n = poll(&p, 1, left > 60000 ? 60000 : (int)left);
+		if (n > 0)
+			return 1;
+		if (n < 0 && errno != EINTR)
+			return 1; /* let the following call report the error */
+	}
+}
+
+/* Connects to one address within timeout_ms.  Returns the socket, or a
+ * negative code with the reason in res->errstr. */
+static int connect_one(const struct addrinfo *ai, int timeout_ms, struct qphs_client_result *res)
+{
+	char addr[80];
+	int fd, err = 0;
+	socklen_t el = sizeof(err);
+
+	qphs__sockaddr_format(ai->ai_addr, addr, sizeof(addr));
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail(res, qphs__errno_code(errno), "socket: %s", strerror(errno));
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+		if (errno != EINPROGRESS && errno != EINTR)
+			err = errno;
+		else if (!wait_fd(fd, POLLOUT, qphs__now_ms() + timeout_ms))
+			err = ETIMEDOUT;
+		else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0)
+			err = errno;
+	}
+	if (err) {
+		close(fd);
+		if (err == ETIMEDOUT)
+			return fail(res, QPHS_ERR_CONNECT_TIMEOUT, "connecting to %s: no answer "
+				    "within %d ms", addr, timeout_ms);
+		return fail(res, qphs__errno_code(err), "connecting to %s: %s", addr,
+			    strerror(err));
+	}
+	snprintf(res->peer, sizeof(res->peer), "%s", addr);
+	return fd;
+}
+
+/* Resolves server and connects to the first address that accepts. */
+static int connect_server(const struct qphs_config *cfg, const char *server,
+			  struct qphs_client_result *res)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+	struct addrinfo *list = NULL;
+	char host[256], port_s[8];
+	uint16_t port;
+	int rc;
+
+	rc = qphs__parse_host_port(server, host, sizeof(host), &port, cfg->handshake_port);
+	if (rc)
+		return fail(res, rc, "bad server address '%s' (want HOST:PORT)", server);
+	snprintf(port_s, sizeof(port_s), "%u", port);
+	rc = getaddrinfo(host, port_s, &hints, &list);
+	if (rc != 0 || !list)
+		return fail(res, QPHS_ERR_DNS, "failed to get IP address of peer server %s: %s",
+			    server, rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+	rc = QPHS_ERR_SOCKET;
+	for (const struct addrinfo *ai = list; ai; ai = ai->ai_next) {
+		rc = connect_one(ai, cfg->connect_timeout_s * 1000, res);
+		if (rc >= 0)
+			break;
+	}
+	freeaddrinfo(list);
+	return rc;
+}
+
+static int send_all(int fd, const uint8_t *buf, size_t len, int64_t deadline,
+		    struct qphs_client_result *res)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL);
+		if (n > 0) {
+			off += (size_t)n;
+		} else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (!wait_fd(fd, POLLOUT, deadline))
+				return fail(res, QPHS_ERR_REPLY_TIMEOUT, "sending the request to %s "
+					    "did not finish in time", res->peer);
+		} else if (n < 0 && errno != EINTR) {
+			return fail(res, errno == EPIPE || errno == ECONNRESET
+						 ? QPHS_ERR_PEER_CLOSED : QPHS_ERR_SOCKET,
+				    "sending the request to %s: %s", res->peer, strerror(errno));
+		}
+	}
+	return 0;
+}
+
+/* The connection ended: inside a frame it is a truncated reply, before
+ * the first byte the peer closed without replying. */
+static int ended(struct qphs__decoder *dec, int err, struct qphs_client_result *res)
+{
+	int rc = qphs__decoder_eof(dec);
+	const char *why = err ? strerror(err) : "end of stream";
+
+	if (rc)
+		return fail(res, rc, "reply from %s ended inside a frame after %zu bytes (%s)",
+			    res->peer, qphs__decoder_buffered(dec), why);
+	return fail(res, QPHS_ERR_PEER_CLOSED, "%s closed the connection without a reply (%s)",
+		    res->peer, why);
+}
+
+/* Reads one frame into dec before deadline. */
+static int read_frame(int fd, struct qphs__decoder *dec, int64_t deadline, int timeout_ms,
+		      struct qphs__frame *f, struct qphs_client_result *res)
+{
+	uint8_t buf[16384];
+
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		size_t off = 0;
+
+		if (n == 0)
+			return ended(dec, 0, res);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				return ended(dec, errno, res);
+			if (!wait_fd(fd, POLLIN, deadline))
+				return fail(res, QPHS_ERR_REPLY_TIMEOUT, "no reply from %s within "
+					    "%d ms (%zu bytes received)", res->peer, timeout_ms,
+					    qphs__decoder_buffered(dec));
+			continue;
+		}
+		while (off < (size_t)n) {
+			ssize_t used = qphs__decoder_feed(dec, buf + off, (size_t)n - off);
+			if (used < 0)
+				return fail(res, (int)used, "bad reply frame from %s: %s",
+					    res->peer, qphs_strerror((int)used));
+			off += (size_t)used;
+			if (qphs__decoder_frame(dec, f))
+				return 0;
+			if (used == 0)
+				break;
+		}
+	}
+}
+
+/* Checks the reply frame against the request: type, JSON, shape, and for
+ * Connection the peer's reply_msg. */
+static int check_reply(int type, const struct qphs__frame *f, struct qphs_client_result *res)
+{
+	struct qphs__hs_desc desc;
+	struct json_object *obj = NULL;
+	char err[512] = "";
+	int rc;
+
+	if (type != QPHS_MSG_OLD_PROTOCOL && f->type == QPHS_MSG_OLD_PROTOCOL)
+		return fail(res, QPHS_ERR_REPLY_OLD_PROTOCOL, "%s answered a %s request with an "
+			    "old-protocol (untyped) frame", res->peer, qphs__msg_type_name(type));
+	if (f->type != type)
+		return fail(res, QPHS_ERR_REPLY_WRONG_TYPE, "%s answered a %s request with a %s "
+			    "frame", res->peer, qphs__msg_type_name(type),
+			    qphs__msg_type_name(f->type));
+	rc = qphs__json_parse(f->json, f->json_len, &obj, err, sizeof(err));
+	if (rc)
+		return fail(res, rc, "reply from %s: %s", res->peer, err);
+	json_object_put(obj);
+	if (type != QPHS_MSG_CONNECTION && type != QPHS_MSG_OLD_PROTOCOL)
+		return 0;
+	rc = qphs__hs_desc_parse(f->json, f->json_len, &desc, err, sizeof(err));
+	if (rc)
+		return fail(res, QPHS_ERR_MALFORMED_JSON, "Connection reply from %s: %s (%s)",
+			    res->peer, err, qphs_errname(rc));
+	if (desc.reply_msg[0]) {
+		snprintf(res->errstr, sizeof(res->errstr), "%s", desc.reply_msg);
+		rc = QPHS_ERR_REJECT_HANDSHAKE;
+	}
+	qphs__hs_desc_clear(&desc);
+	return rc;
+}
+
+static int exchange(int fd, const struct qphs_config *cfg, int type, const char *json,
+		    size_t len, struct qphs_client_result *res)
+{
+	int64_t deadline = qphs__now_ms() + cfg->reply_timeout_ms;
+	struct qphs__decoder *dec = NULL;
+	struct qphs__frame f;
+	uint8_t *frame = NULL;
+	size_t frame_len = 0;
+	int rc;
+
+	rc = qphs__frame_encode(type, json, len, &frame, &frame_len);
+	if (rc)
+		return fail(res, rc, "cannot encode the request: %s", qphs_strerror(rc));
+	rc = send_all(fd, frame, frame_len, deadline, res);
+	free(frame);
+	if (rc)
+		return rc;
+	dec = qphs__decoder_new(cfg->max_length);
+	if (!dec)
+		return fail(res, QPHS_ERR_MEMORY, "out of memory");
+	rc = read_frame(fd, dec, deadline, cfg->reply_timeout_ms, &f, res);
+	if (rc == 0) {
+		res->reply_type = f.type;
+		res->reply = malloc(f.json_len + 1);
+		if (!res->reply) {
+			rc = fail(res, QPHS_ERR_MEMORY, "out of memory");
+		} else {
+			memcpy(res->reply, f.json, f.json_len);
+			res->reply[f.json_len] = '\0';
+			res->reply_len = f.json_len;
+			rc = check_reply(type, &f, res);
+		}
+	}
+	qphs__decoder_free(dec);
+	return rc;
+}
+
+int qphs_client_request(const struct qphs_config *cfg, const char *server, int type,
+			const char *json, size_t json_len, struct qphs_client_result *res)
+{
+	struct qphs_config defaults;
+	int64_t start = qphs__now_ms();
+	int fd, rc;
+
+	if (!res)
+		return QPHS_ERR_INVALID_ARGUMENT;
+	memset(res, 0, sizeof(*res));
+	res->reply_type = -1;
+	if (!cfg) {
+		qphs_config_init(&defaults);
+		cfg = &defaults;
+	}
+	if (!server || !json || !json_len || !qphs__msg_type_name(type))
+		return fail(res, QPHS_ERR_INVALID_ARGUMENT, "invalid argument");
+	fd = connect_server(cfg, server, res);
+	res->connect_ms = (double)(qphs__now_ms() - start);
+	if (fd < 0)
+		return fd;
+	rc = exchange(fd, cfg, type, json, json_len, res);
+	close(fd);
+	res->total_ms = (double)(qphs__now_ms() - start);
+	return rc;
+}

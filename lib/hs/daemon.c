@@ -1,0 +1,563 @@
+/* The daemon: listener, epoll loop, timers and lifecycle.  One thread runs
+ * the loop; nothing on it sleeps or blocks (epoll_wait is the only wait).
+ * Per-connection work lives in daemon_conn.c, the cross-thread request API
+ * in daemon_req.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon_int.h"
+#include "base/log.h"
+#include "net.h"
+#include "qphs/error.h"
+
+/* epoll data for the two descriptors that are not connections. */
+static char listener_tag, door_tag;
+
+#define LISTEN_PAUSE_MS 100 /* back-off when no descriptor is left */
+#define ACCEPT_BURST 64
+
+static int set_err(struct qphs_daemon *d, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int set_err(struct qphs_daemon *d, int code, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->errstr, sizeof(d->errstr), fmt, ap);
+	va_end(ap);
+	QPHS_ERR("[Handshake] %s", d->errstr);
+	errno = saved;
+	return code;
+}
+
+void qphs__live_add(struct qphs_daemon *d, int64_t delta)
+{
+	atomic_fetch_add(&d->door->live_bytes, delta);
+}
+
+void qphs__timer_arm(struct qphs_daemon *d, struct conn *c, int list)
+{
+	qphs__timer_disarm(d, c);
+	c->deadline = qphs__now_ms() + d->tdur[list];
+	c->tlist = list;
+	c->tnext = NULL;
+	c->tprev = d->ttail[list];
+	if (d->ttail[list])
+		d->ttail[list]->tnext = c;
+	else
+		d->thead[list] = c;
+	d->ttail[list] = c;
+}
+
+void qphs__timer_disarm(struct qphs_daemon *d, struct conn *c)
+{
+	int l = c->tlist;
+
+	if (l == T_NONE)
+		return;
+	if (c->tprev)
+		c->tprev->tnext = c->tnext;
+	else
+		d->thead[l] = c->tnext;
+	if (c->tnext)
+		c->tnext->tprev = c->tprev;
+	else
+		d->ttail[l] = c->tprev;
+	c->tprev = c->tnext = NULL;
+	c->tlist = T_NONE;
+}
+
+/* Raises RLIMIT_NOFILE's soft limit towards the hard one, so the cap on
+ * connections, not the default 1024 descriptors, is what limits us. */
+static void raise_nofile(int want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= (rlim_t)want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)want
+			      ? (rlim_t)want
+			      : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		QPHS_INFO("[Handshake] could not raise RLIMIT_NOFILE: %s", strerror(errno));
+}
+
+int qphs_daemon_new(const struct qphs_config *cfg, struct qphs_daemon **out)
+{
+	struct qphs_daemon *d;
+	char err[256];
+	int rc;
+
+	if (!out)
+		return QPHS_ERR_INVALID_ARGUMENT;
+	*out = NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return QPHS_ERR_MEMORY;
+	if (cfg)
+		d->cfg = *cfg;
+	else
+		qphs_config_init(&d->cfg);
+	rc = qphs_config_validate(&d->cfg, err, sizeof(err));
+	if (rc != 0) {
+		QPHS_ERR("[Handshake] daemon configuration: %s", err);
+		free(d);
+		return rc;
+	}
+	d->lfd = d->epfd = d->reserve_fd = -1;
+	d->door = qphs__door_new();
+	if (!d->door) {
+		free(d);
+		return QPHS_ERR_MEMORY;
+	}
+	d->tdur[T_REQUEST] = d->cfg.request_timeout_ms;
+	d->tdur[T_WRITE] = d->cfg.write_timeout_ms;
+	d->tdur[T_WAIT] = d->cfg.reply_timeout_ms;
+	d->fault_rng = 0x9e3779b97f4a7c15ull;
+	*out = d;
+	return 0;
+}
+
+int qphs_daemon_set_handler(struct qphs_daemon *d, int type, qphs_handler_fn fn, void *user)
+{
+	if (!d || type < QPHS_HS_CONNECTION || type > QPHS_HS_PROBE)
+		return QPHS_ERR_INVALID_ARGUMENT;
+	if (d->started)
+		return set_err(d, QPHS_ERR_BUSY, "handlers must be set before the daemon starts");
+	d->handlers[type].fn = fn;
+	d->handlers[type].user = user;
+	return 0;
+}
+
+int qphs_daemon_set_fault(struct qphs_daemon *d, const struct qphs_fault *f)
+{
+	if (!d)
+		return QPHS_ERR_INVALID_ARGUMENT;
+	if (d->started)
+		return set_err(d, QPHS_ERR_BUSY, "faults must be set before the daemon starts");
+	if (f) {
+		d->fault = *f;
+		d->fault.text[sizeof(d->fault.text) - 1] = '\0';
+	} else {
+		memset(&d->fault, 0, sizeof(d->fault));
+	}
+	d->fault_rng = d->fault.seed ? d->fault.seed : 0x9e3779b97f4a7c15ull;
+	d->tdur[T_DELAY] = d->fault.kind == QPHS_FAULT_DELAY ? d->fault.delay_ms : 0;
+	return 0;
+}
+
+/* Resolves host (NULL = any address of cfg's family) into ss. */
+static int listen_addr(struct qphs_daemon *d, const char *host, struct sockaddr_storage *ss,
+		       socklen_t *sl)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE};
+	struct addrinfo *res = NULL;
+	int rc;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!host || !*host) {
+		if (d->cfg.use_ipv6) {
+			struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+			in6->sin6_family = AF_INET6;
+			in6->sin6_addr = in6addr_any;
+			*sl = sizeof(*in6);
+		} else {
+			struct sockaddr_in *in = (struct sockaddr_in *)ss;
+			in->sin_family = AF_INET;
+			in->sin_addr.s_addr = htonl(INADDR_ANY);
+			*sl = sizeof(*in);
+		}
+		return 0;
+	}
+	hints.ai_family = strchr(host, ':') ? AF_INET6 : AF_UNSPEC;
+	rc = getaddrinfo(host, NULL, &hints, &res);
+	if (rc != 0 || !res)
+		return set_err(d, QPHS_ERR_DNS, "cannot resolve listen address %s: %s", host,
+			       gai_strerror(rc));
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*sl = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+static void set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+	if (ss->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)ss)->sin_port = htons(port);
+}
+
+static uint64_t port_rng(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40) ^
+	       0x2545f4914f6cdd1dull;
+}
+
+/* Binds fd to the fixed port, or to a random port of the RPC range. */
+static int bind_port(struct qphs_daemon *d, int fd, struct sockaddr_storage *ss, socklen_t sl,
+		     uint16_t port)
+{
+	uint64_t x = port_rng();
+	unsigned span = (unsigned)d->cfg.max_rpc_port - d->cfg.min_rpc_port + 1;
+
+	if (port) {
+		set_port(ss, port);
+		if (bind(fd, (struct sockaddr *)ss, sl) == 0)
+			return 0;
+		return set_err(d, errno == EADDRINUSE ? QPHS_ERR_ADDR_IN_USE : QPHS_ERR_SOCKET,
+			       "bind (port %u): %s", port, strerror(errno));
+	}
+	for (int tries = 0; tries < 500; tries++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		set_port(ss, (uint16_t)(d->cfg.min_rpc_port + x % span));
+		if (bind(fd, (struct sockaddr *)ss, sl) == 0)
+			return 0;
+		if (errno != EADDRINUSE && errno != EACCES)
+			return set_err(d, QPHS_ERR_SOCKET, "bind: %s", strerror(errno));
+	}
+	return set_err(d, QPHS_ERR_NO_PORT, "no free port in [%u, %u] after 500 tries",
+		       d->cfg.min_rpc_port, d->cfg.max_rpc_port);
+}
+
+int qphs_daemon_listen(struct qphs_daemon *d, const char *host, uint16_t port)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int one = 1, zero = 0, fd, rc;
+
+	if (!d || d->lfd >= 0 || d->started)
+		return QPHS_ERR_INVALID_ARGUMENT;
+	rc = listen_addr(d, host, &ss, &sl);
+	if (rc)
+		return rc;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return set_err(d, QPHS_ERR_SOCKET, "socket: %s", strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ss.ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	rc = bind_port(d, fd, &ss, sl, port);
+	if (rc == 0 && listen(fd, d->cfg.listen_backlog) != 0)
+		rc = set_err(d, QPHS_ERR_SOCKET, "listen: %s", strerror(errno));
+	sl = sizeof(ss);
+	if (rc == 0 && getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
+		rc = set_err(d, QPHS_ERR_SOCKET, "getsockname: %s", strerror(errno));
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	d->lfd = fd;
+	qphs__sockaddr_format((struct sockaddr *)&ss, d->addr, sizeof(d->addr));
+	d->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+						 : ((struct sockaddr_in *)&ss)->sin_port);
+	QPHS_INFO("[Handshake] listening on %s", d->addr);
+	return 0;
+}
+
+const char *qphs_daemon_address(const struct qphs_daemon *d)
+{
+	return d ? d->addr : "";
+}
+
+uint16_t qphs_daemon_port(const struct qphs_daemon *d)
+{
+	return d ? d->port : 0;
+}
+
+const char *qphs_daemon_errstr(const struct qphs_daemon *d)
+{
+	return d ? d->errstr : "";
+}
+
+/* Logs at most one line a second for a flood of refusals. */
+static void log_refusal(struct qphs_daemon *d, const char *why)
+{
+	int64_t now = qphs__now_ms();
+
+	if (now < d->cap_log_at) {
+		d->cap_log_skipped++;
+		return;
+	}
+	QPHS_WARN("[Handshake] refusing a connection: %s (%llu more since the last line)", why,
+		  (unsigned long long)d->cap_log_skipped);
+	d->cap_log_skipped = 0;
+	d->cap_log_at = now + 1000;
+}
+
+static void pause_listener(struct qphs_daemon *d)
+{
+	struct epoll_event e = {.events = 0, .data.ptr = &listener_tag};
+
+	epoll_ctl(d->epfd, EPOLL_CTL_MOD, d->lfd, &e);
+	d->listen_paused_until = qphs__now_ms() + LISTEN_PAUSE_MS;
+}
+
+static void resume_listener(struct qphs_daemon *d)
+{
+	struct epoll_event e = {.events = EPOLLIN, .data.ptr = &listener_tag};
+
+	epoll_ctl(d->epfd, EPOLL_CTL_MOD, d->lfd, &e);
+	d->listen_paused_until = 0;
+}
+
+/* Out of descriptors: a pending connection would wake us forever.  Spend
+ * the reserve descriptor to accept and close it; without a reserve, stop
+ * listening for a moment.  Either way the loop never spins. */
+static void out_of_fds(struct qphs_daemon *d, int err)
+{
+	int fd = -1;
+
+	if (d->reserve_fd >= 0) {
+		close(d->reserve_fd);
+		fd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0) {
+			atomic_fetch_add(&d->n_refused_nofd, 1);
+			close(fd);
+		}
+		d->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	log_refusal(d, strerror(err));
+	if (fd < 0 || d->reserve_fd < 0)
+		pause_listener(d);
+}
+
+static void accept_some(struct qphs_daemon *d)
+{
+	for (int i = 0; i < ACCEPT_BURST; i++) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		int fd = accept4(d->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
+				continue;
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+				out_of_fds(d, errno);
+			else if (errno != EAGAIN && errno != EWOULDBLOCK)
+				log_refusal(d, strerror(errno));
+			return;
+		}
+		if (d->open >= (uint64_t)d->cfg.max_connections) {
+			atomic_fetch_add(&d->n_refused_cap, 1);
+			close(fd);
+			log_refusal(d, "the cap on open connections is reached");
+			continue;
+		}
+		if (qphs__conn_accept(d, fd, (struct sockaddr *)&ss) != 0) {
+			close(fd);
+			log_refusal(d, "out of memory");
+		}
+	}
+}
+
+static int next_timeout(struct qphs_daemon *d)
+{
+	int64_t next = INT64_MAX, now;
+
+	for (int l = 0; l < T_COUNT; l++)
+		if (d->thead[l] && d->thead[l]->deadline < next)
+			next = d->thead[l]->deadline;
+	if (d->listen_paused_until && d->listen_paused_until < next)
+		next = d->listen_paused_until;
+	if (next == INT64_MAX)
+		return -1;
+	now = qphs__now_ms();
+	return next <= now ? 0 : (int)(next - now > 60000 ? 60000 : next - now);
+}
+
+static void run_timers(struct qphs_daemon *d)
+{
+	int64_t now = qphs__now_ms();
+
+	for (int l = 0; l < T_COUNT; l++) {
+		while (d->thead[l] && d->thead[l]->deadline <= now) {
+			struct conn *c = d->thead[l];
+			qphs__timer_disarm(d, c);
+			qphs__conn_timeout(d, c);
+		}
+	}
+	if (d->listen_paused_until && d->listen_paused_until <= now)
+		resume_listener(d);
+}
+
+static void free_dead(struct qphs_daemon *d)
+{
+	while (d->dead) {
+		struct conn *c = d->dead;
+		d->dead = c->next;
+		qphs__conn_free(d, c);
+	}
+}
+
+static void *loop_main(void *arg)
+{
+	struct qphs_daemon *d = arg;
+	struct epoll_event evs[128];
+
+	pthread_mutex_lock(&d->door->mu);
+	d->door->loop_thread = pthread_self();
+	d->door->loop_running = true;
+	pthread_mutex_unlock(&d->door->mu);
+	while (!atomic_load(&d->stopping)) {
+		int n = epoll_wait(d->epfd, evs, 128, next_timeout(d));
+
+		if (n < 0 && errno != EINTR) {
+			QPHS_ERR("[Handshake] epoll_wait: %s", strerror(errno));
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			void *p = evs[i].data.ptr;
+			if (p == &listener_tag)
+				accept_some(d);
+			else if (p == &door_tag)
+				qphs__door_drain(d);
+			else
+				qphs__conn_event(d, p, evs[i].events);
+		}
+		run_timers(d);
+		free_dead(d);
+	}
+	return NULL;
+}
+
+int qphs_daemon_start(struct qphs_daemon *d)
+{
+	struct epoll_event le = {.events = EPOLLIN, .data.ptr = &listener_tag};
+	struct epoll_event de = {.events = EPOLLIN, .data.ptr = &door_tag};
+
+	if (!d || d->started)
+		return QPHS_ERR_INVALID_ARGUMENT;
+	if (d->lfd < 0)
+		return set_err(d, QPHS_ERR_INVALID_ARGUMENT, "qphs_daemon_listen first");
+	raise_nofile(d->cfg.max_connections + 256);
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	d->door->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	d->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (d->epfd < 0 || d->door->efd < 0 ||
+	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->lfd, &le) != 0 ||
+	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->door->efd, &de) != 0)
+		return set_err(d, QPHS_ERR_SOCKET, "event loop setup: %s", strerror(errno));
+	d->door->daemon = d;
+	atomic_store(&d->stopping, false);
+	if (pthread_create(&d->thread, NULL, loop_main, d) != 0)
+		return set_err(d, QPHS_ERR_MEMORY, "cannot start the loop thread");
+	pthread_setname_np(d->thread, "qphs-loop"); /* top -H, perf, gdb */
+	d->started = true;
+	return 0;
+}
+
+int qphs_daemon_stop(struct qphs_daemon *d)
+{
+	static const uint64_t one = 1;
+	struct qphs_request *req, *next;
+
+	if (!d || !d->started || d->stopped)
+		return 0;
+	atomic_store(&d->stopping, true);
+	if (write(d->door->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		QPHS_ERR("[Handshake] waking the loop: %s", strerror(errno));
+	pthread_join(d->thread, NULL);
+	pthread_mutex_lock(&d->door->mu);
+	d->door->stopped = true;
+	d->door->loop_running = false;
+	d->door->daemon = NULL;
+	req = d->door->head;
+	d->door->head = d->door->tail = NULL;
+	pthread_mutex_unlock(&d->door->mu);
+	for (; req; req = next) {
+		next = req->next;
+		qphs__request_free(req);
+	}
+	while (d->conns)
+		qphs__conn_close(d, d->conns);
+	free_dead(d);
+	close(d->lfd);
+	d->lfd = -1;
+	d->stopped = true;
+	return 0;
+}
+
+void qphs_daemon_free(struct qphs_daemon *d)
+{
+	if (!d)
+		return;
+	qphs_daemon_stop(d);
+	if (d->lfd >= 0)
+		close(d->lfd);
+	if (d->epfd >= 0)
+		close(d->epfd);
+	if (d->reserve_fd >= 0)
+		close(d->reserve_fd);
+	pthread_mutex_lock(&d->door->mu);
+	d->door->stopped = true;
+	if (d->door->efd >= 0)
+		close(d->door->efd);
+	d->door->efd = -1;
+	pthread_mutex_unlock(&d->door->mu);
+	qphs__door_unref(d->door);
+	free(d);
+}
+
+void qphs__daemon_refusal(struct qphs_daemon *d, int code, const char *fmt, ...)
+{
+	char text[QPHS_DAEMON_REFUSAL_TEXT];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	QPHS_WARN("%s", text);
+	pthread_mutex_lock(&d->door->mu);
+	d->n_refusals++;
+	d->refusal_code = code;
+	memcpy(d->refusal_text, text, sizeof(text));
+	pthread_mutex_unlock(&d->door->mu);
+}
+
+void qphs_daemon_last_refusal(const struct qphs_daemon *d, struct qphs_daemon_refusal *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->door->mu);
+	out->count = d->n_refusals;
+	out->code = d->refusal_code;
+	memcpy(out->text, d->refusal_text, sizeof(out->text));
+	pthread_mutex_unlock(&d->door->mu);
+}
+
+void qphs_daemon_stats(const struct qphs_daemon *d, struct qphs_daemon_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!d)
+		return;
+	out->accepted = atomic_load(&d->n_accepted);
+	out->replied = atomic_load(&d->n_replied);
+	out->timed_out = atomic_load(&d->n_timed_out);
+	out->refused_at_cap = atomic_load(&d->n_refused_cap);
+	out->refused_no_fd = atomic_load(&d->n_refused_nofd);
+	for (int i = 0; i < 8; i++)
+		out->rejected_frame[i] = atomic_load(&d->n_rejected_frame[i]);
+	out->rejected_body = atomic_load(&d->n_rejected_body);
+	out->open_connections = atomic_load(&d->n_open);
+	out->live_bytes = (uint64_t)atomic_load(&d->door->live_bytes);
+}

@@ -1,0 +1,166 @@
+/* daemon_int.h — the daemon's internal structures, shared by daemon.c (the
+ * loop, listener and timers), daemon_conn.c (one connection's life),
+ * daemon_req.c (the request API, the only door from other threads) and
+ * fault.c.  Everything here belongs to the loop thread except struct door. */
+#ifndef QPHS__DAEMON_INT_H
+#define QPHS__DAEMON_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "codec/desc.h"
+#include "qphs/daemon.h"
+#include "request.h"
+#include "codec/wire.h"
+
+/* Timer lists.  Every connection in one list waits for the same duration,
+ * so appending keeps each list sorted by deadline: O(1) to arm, disarm and
+ * find the next deadline, no heap needed. */
+enum { T_REQUEST, T_WRITE, T_WAIT, T_DELAY, T_COUNT, T_NONE = -1 };
+
+enum conn_state {
+	C_READ,  /* reading the request (deadline T_REQUEST) */
+	C_WAIT,  /* a handler holds the request (deadline T_WAIT) */
+	C_STALL, /* fault stall: held open, input discarded (T_WAIT) */
+	C_DELAY, /* fault delay: reply ready, not yet due (T_DELAY) */
+	C_WRITE, /* writing the reply (deadline T_WRITE) */
+	C_DEAD,  /* closed, waiting to be freed at the end of the loop turn */
+};
+
+struct conn {
+	int fd;
+	enum conn_state state;
+	int type;                  /* request type once known */
+	struct qphs__decoder *dec; /* C_READ only */
+	size_t dec_acct;           /* decoder bytes counted in live_bytes */
+	struct qphs_request *req;  /* C_WAIT: the request a handler holds */
+	uint8_t *out;              /* C_DELAY, C_WRITE: bytes to send */
+	size_t out_len, out_off;
+	int64_t deadline;
+	int tlist;                 /* T_* or T_NONE */
+	struct conn *tprev, *tnext;
+	struct conn *prev, *next;  /* every live connection */
+	char peer[80];
+};
+
+/* The part of the daemon requests can reach from any thread.  Reference
+ * counted: the daemon holds one reference and every request handed out
+ * holds one, so a request completed after qphs_daemon_free still finds a
+ * valid mutex and the "stopped" flag. */
+struct door {
+	pthread_mutex_t mu;
+	int refs;
+	bool stopped;
+	bool loop_running;
+	pthread_t loop_thread;
+	struct qphs_daemon *daemon; /* valid while loop_running */
+	int efd;                   /* eventfd that wakes the loop */
+	struct qphs_request *head, *tail; /* completed, waiting for the loop */
+	atomic_int_fast64_t live_bytes;
+};
+
+enum req_action { REQ_PENDING, REQ_REPLY, REQ_CLOSE };
+
+struct qphs_request {
+	struct door *door;
+	struct conn *conn;         /* loop thread only; NULL once the
+				    * connection is gone */
+	struct qphs_request *next; /* door queue */
+	int type;
+	enum req_action action;
+	char *reply;               /* REQ_REPLY: body (owned) */
+	size_t reply_len;
+	char peer[80];
+	bool has_desc;             /* Connection / old protocol: desc is set */
+	struct qphs__hs_desc desc; /* the body, parsed once by the daemon */
+	size_t json_len;
+	char json[];               /* NUL-terminated copy of the body */
+};
+
+struct handler {
+	qphs_handler_fn fn;
+	void *user;
+};
+
+struct qphs_daemon {
+	struct qphs_config cfg;
+	struct door *door;
+	struct handler handlers[4];
+	struct qphs_fault fault;
+	int lfd;                   /* listener */
+	int epfd;
+	int reserve_fd;            /* spare descriptor for EMFILE */
+	int64_t listen_paused_until; /* 0 = listening */
+	bool started;
+	bool stopped;
+	atomic_bool stopping;
+	pthread_t thread;
+	struct conn *conns;        /* every live connection */
+	struct conn *dead;         /* freed at the end of the loop turn */
+	struct conn *thead[T_COUNT], *ttail[T_COUNT];
+	int tdur[T_COUNT];         /* duration of each timer list, ms */
+	uint64_t open;
+	uint64_t fault_rng;
+	int64_t cap_log_at;        /* rate limit of the "at the cap" line */
+	uint64_t cap_log_skipped;
+	char addr[96];
+	uint16_t port;
+	char errstr[256];
+	/* Counters: written by the loop thread, read by any thread. */
+	atomic_uint_fast64_t n_accepted, n_replied, n_timed_out, n_refused_cap,
+		n_refused_nofd, n_rejected_body, n_open;
+	atomic_uint_fast64_t n_rejected_frame[8];
+	/* The last refusal (qphs_daemon_last_refusal): written by the loop
+	 * thread, read by any, both under door->mu. */
+	uint64_t n_refusals;
+	int refusal_code;
+	char refusal_text[QPHS_DAEMON_REFUSAL_TEXT];
+};
+
+/* daemon.c */
+void qphs__timer_arm(struct qphs_daemon *d, struct conn *c, int list);
+void qphs__timer_disarm(struct qphs_daemon *d, struct conn *c);
+void qphs__live_add(struct qphs_daemon *d, int64_t delta);
+
+/* Logs a refusal ("[Handshake] " + the formatted text, at WARN) and keeps
+ * it as the daemon's last refusal.  Loop thread. */
+void qphs__daemon_refusal(struct qphs_daemon *d, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* daemon_conn.c */
+int qphs__conn_accept(struct qphs_daemon *d, int fd,
+		      const struct sockaddr *sa);
+void qphs__conn_event(struct qphs_daemon *d, struct conn *c, uint32_t ev);
+void qphs__conn_timeout(struct qphs_daemon *d, struct conn *c);
+void qphs__conn_close(struct qphs_daemon *d, struct conn *c);
+void qphs__conn_free(struct qphs_daemon *d, struct conn *c);
+/* Takes a completed request (on the loop thread) and acts on it. */
+void qphs__conn_complete(struct qphs_daemon *d, struct qphs_request *req);
+
+/* daemon_req.c */
+struct qphs_request *qphs__request_new(struct qphs_daemon *d, struct conn *c,
+				       int type, const char *json, size_t len);
+void qphs__request_free(struct qphs_request *req);
+/* Drains the door queue on the loop thread. */
+void qphs__door_drain(struct qphs_daemon *d);
+struct door *qphs__door_new(void);
+void qphs__door_unref(struct door *door);
+
+/* A Connection reply whose reply_msg is msg: the nic paths of asked
+ * swapped when given, empty otherwise.  *out transferred.  Pure. */
+int qphs__error_reply(const struct qphs__hs_desc *asked, const char *msg, char **out,
+		      size_t *out_len);
+
+/* fault.c: the reply bytes for a body under the daemon's fault; *out
+ * transferred.  Returns 0, or 1 when the connection must be closed with no
+ * reply (QPHS_FAULT_CLOSE), or QPHS_ERR_MEMORY. */
+int qphs__fault_frame(const struct qphs_fault *f, uint64_t *rng, int type,
+		      const char *json, size_t len, uint8_t **out,
+		      size_t *out_len);
+/* Whether f applies to a request of type. */
+bool qphs__fault_applies(const struct qphs_fault *f, int type);
+
+#endif

@@ -1,0 +1,247 @@
+/*
+ * The bodies this side puts on the wire: our Connection desc (with the lab
+ * hooks applied), our segment descriptor for Metadata requests, and the
+ * one-request helpers both setup halves use.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec/desc.h"
+#include "handshake.h"
+#include "base/log.h"
+#include "qphs/client.h"
+#include "qphs/error.h"
+#include "rdma/rdma_int.h"
+
+/* Path MTU we advertise: min(active MTU now, MC_MTU). */
+int qphs__local_path_mtu(struct qphs_context *ctx)
+{
+	int active = ctx->active_mtu_at_open;
+
+	if (ctx->cfg->mtu_reread)
+		qphs__context_active_mtu(ctx, &active, NULL);
+	return active && active < ctx->cfg->mtu ? active : ctx->cfg->mtu;
+}
+
+static int fill_qpns(struct qphs_endpoint *ep, const struct qphs_rdma_hooks *h,
+		     struct qphs__hs_desc *d)
+{
+	size_t n = h->advertise_qp_count > 0 ? (size_t)h->advertise_qp_count : (size_t)ep->nqp;
+
+	free(d->qp_num);
+	d->qp_num = calloc(n, sizeof(*d->qp_num));
+	if (!d->qp_num)
+		return QPHS_ERR_MEMORY;
+	d->qp_count = n;
+	for (size_t i = 0; i < n; i++) {
+		struct ibv_qp *qp = ep->qp[i % (size_t)ep->nqp].qp;
+
+		d->qp_num[i] = h->advertise_qpn_set || h->advertise_qpn ? h->advertise_qpn
+			       : qp ? qp->qp_num : 0;
+	}
+	return 0;
+}
+
+/* d: initialised by the caller.  Reads ep's QPs: call with ep->lock held. */
+int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs__hs_desc *d)
+{
+	struct qphs_context *ctx = ep->ctx;
+	struct qphs_rdma_hooks h;
+	char path[QPHS__PATH_LEN + 256];
+	int rc;
+
+	pthread_mutex_lock(&ctx->hook_lock);
+	h = ctx->hooks;
+	if (h.advertise_server)
+		snprintf(path, sizeof(path), "%s@%s", ctx->hook_server, ctx->device);
+	else
+		snprintf(path, sizeof(path), "%s", ctx->nic_path);
+	rc = qphs__desc_set_str(&d->local_gid, h.advertise_gid ? ctx->hook_gid : ctx->gid_str);
+	pthread_mutex_unlock(&ctx->hook_lock);
+	if (rc || (rc = qphs__desc_set_str(&d->local_nic_path, path)) ||
+	    (rc = qphs__desc_set_str(&d->peer_nic_path, ep->peer_path)) ||
+	    (rc = fill_qpns(ep, &h, d)))
+		return rc ? rc : QPHS_ERR_MEMORY;
+	d->local_lid = ctx->lid;
+	d->path_mtu = ctx->cfg->mtu_negotiation ? qphs__local_path_mtu(ctx) : 0;
+	return 0;
+}
+
+/* Sends a Connection body and parses the reply into *reply (initialised
+ * here; the caller clears it when this returns 0 or
+ * QPHS_ERR_REJECT_HANDSHAKE).  errtxt gets the transport's words. */
+int qphs__hs_send(struct qphs_context *ctx, const char *server,
+		  const struct qphs__hs_desc *d, struct qphs__hs_desc *reply, char *errtxt,
+		  size_t errlen)
+{
+	return qphs__hs_send_timed(ctx, server, d, reply, errtxt, errlen, NULL);
+}
+
+int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
+			const struct qphs__hs_desc *d, struct qphs__hs_desc *reply, char *errtxt,
+			size_t errlen, double *connect_ms)
+{
+	struct qphs_client_result res;
+	char *json = NULL;
+	size_t len = 0;
+	int rc, prc;
+
+	if ((rc = qphs__hs_desc_encode(d, &json, &len)))
+		return rc;
+	memset(&res, 0, sizeof(res));
+	rc = qphs_client_request(ctx->cfg, server,
+				 ctx->cfg->old_protocol ? QPHS_HS_OLD_PROTOCOL : QPHS_HS_CONNECTION,
+				 json, len, &res);
+	free(json);
+	snprintf(errtxt, errlen, "%s", res.errstr);
+	if (connect_ms)
+		*connect_ms = res.connect_ms;
+	if (rc && rc != QPHS_ERR_REJECT_HANDSHAKE) {
+		free(res.reply);
+		return rc;
+	}
+	prc = qphs__hs_desc_parse(res.reply ? res.reply : "", res.reply_len, reply, errtxt,
+				  errlen);
+	free(res.reply);
+	return prc ? prc : rc;
+}
+
+/* Our segment descriptor: every device and its check region.  When
+ * checksum_dev names one of them, that region's buffer name carries the
+ * CRC-32 of its first checksum_len bytes (the data-path check). */
+int qphs__seg_local(struct qphs_rdma *r, const char *checksum_dev, size_t checksum_len,
+		    struct qphs__segment_desc *s)
+{
+	int rc = qphs__segment_desc_init(s);
+
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&r->lock);
+	size_t n = (size_t)r->nctx;
+	s->devices = calloc(n ? n : 1, sizeof(*s->devices));
+	s->buffers = calloc(n ? n : 1, sizeof(*s->buffers));
+	rc = (!s->devices || !s->buffers) ? QPHS_ERR_MEMORY : 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct qphs_context *c = r->ctx[i];
+		struct qphs__seg_buffer *b = &s->buffers[i];
+		char name[160];
+
+		s->device_count = s->buffer_count = i + 1;
+		s->devices[i].lid = c->lid;
+		if (checksum_dev && !strcmp(checksum_dev, c->device) &&
+		    checksum_len <= QPHS_CHECK_REGION_BYTES)
+			snprintf(name, sizeof(name), "qphs_check@%s crc32=%08x len=%zu", c->device,
+				 qphs__crc32(c->region, checksum_len), checksum_len);
+		else
+			snprintf(name, sizeof(name), "qphs_check@%s", c->device);
+		b->addr = (uint64_t)(uintptr_t)c->region;
+		b->length = QPHS_CHECK_REGION_BYTES;
+		b->rkey = calloc(n, sizeof(uint32_t));
+		b->lkey = calloc(n, sizeof(uint32_t));
+		if (!b->rkey || !b->lkey || qphs__desc_set_str(&s->devices[i].name, c->device) ||
+		    qphs__desc_set_str(&s->devices[i].gid, c->gid_str) ||
+		    qphs__desc_set_str(&b->name, name)) {
+			rc = QPHS_ERR_MEMORY;
+			break;
+		}
+		b->rkey_count = b->lkey_count = n;
+		b->rkey[i] = c->region_mr->rkey;
+		b->lkey[i] = c->region_mr->lkey;
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (!rc && ((rc = qphs__desc_set_str(&s->name, r->server)) ||
+		    (rc = qphs__desc_set_str(&s->protocol, "rdma"))))
+		rc = QPHS_ERR_MEMORY;
+	s->tcp_proto_version = 1;
+	if (rc)
+		qphs__segment_desc_clear(s);
+	return rc;
+}
+
+/* Metadata request to server; the request body names what we want
+ * ("qphs-checksum DEV LEN" asks for a checksum), the reply is parsed into
+ * *out (caller clears). */
+int qphs__seg_fetch(struct qphs_context *ctx, const char *server, const char *ask,
+		    struct qphs__segment_desc *out, char *errtxt, size_t errlen)
+{
+	struct qphs__segment_desc req;
+	struct qphs_client_result res;
+	char *json = NULL;
+	size_t len = 0;
+	int rc;
+
+	if ((rc = qphs__segment_desc_init(&req)))
+		return rc;
+	rc = qphs__desc_set_str(&req.name, ask ? ask : ctx->rdma->server);
+	if (!rc)
+		rc = qphs__desc_set_str(&req.protocol, "rdma");
+	if (!rc)
+		rc = qphs__segment_desc_encode(&req, &json, &len);
+	qphs__segment_desc_clear(&req);
+	if (rc)
+		return rc;
+	memset(&res, 0, sizeof(res));
+	rc = qphs_client_request(ctx->cfg, server, QPHS_HS_METADATA, json, len, &res);
+	free(json);
+	snprintf(errtxt, errlen, "%s", res.errstr);
+	if (!rc)
+		rc = qphs__segment_desc_parse(res.reply, res.reply_len, out, errtxt, errlen);
+	free(res.reply);
+	return rc;
+}
+
+/* A peer that sent no local_gid (Mooncake before 2026-05): take gid and lid
+ * of the device its nic path names from its segment descriptor. */
+int qphs__peer_gid_by_metadata(struct qphs_context *ctx, const char *nic_path, uint8_t gid[16],
+			       uint16_t *lid, char *errtxt, size_t errlen)
+{
+	struct qphs__segment_desc s;
+	char *server = NULL, *dev = NULL;
+	int rc = qphs__nic_path_split(nic_path, &server, &dev);
+
+	if (rc) {
+		snprintf(errtxt, errlen, "Parse peer nic path failed: %s", nic_path);
+		return rc;
+	}
+	rc = qphs__seg_fetch(ctx, server, NULL, &s, errtxt, errlen);
+	if (!rc) {
+		rc = QPHS_ERR_DEVICE_NOT_FOUND;
+		for (size_t i = 0; i < s.device_count; i++)
+			if (!strcmp(s.devices[i].name, dev) && !qphs__gid_parse(s.devices[i].gid, gid)) {
+				*lid = s.devices[i].lid;
+				rc = 0;
+			}
+		if (rc)
+			snprintf(errtxt, errlen, "Peer nic not found in that server: %s", nic_path);
+		qphs__segment_desc_clear(&s);
+	}
+	free(server);
+	free(dev);
+	return rc;
+}
+
+static uint32_t crc_table[256];
+static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
+
+static void crc_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+		crc_table[i] = c;
+	}
+}
+
+/* CRC-32 (IEEE), table-driven: the peer checksums up to 1 MiB under TCG. */
+uint32_t qphs__crc32(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+
+	pthread_once(&crc_once, crc_init);
+	for (size_t i = 0; i < n; i++)
+		c = crc_table[(c ^ p[i]) & 0xffu] ^ (c >> 8);
+	return ~c;
+}

@@ -1,0 +1,11 @@
+/* plan_testutil.h — scenario plans from JSON text, for the harness suites. */
+#ifndef QPLAB_PLAN_TESTUTIL_H
+#define QPLAB_PLAN_TESTUTIL_H
+
+#include "scenario/scenario.h"
+
+/* The plan of text (parsed as file "t.json"); fails the test with the
+ * parser's first message.  The caller frees it (qplab_plan_free). */
+struct qplab_plan *plan_test_parse(const char *text);
+
+#endif

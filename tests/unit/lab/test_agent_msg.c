@@ -1,0 +1,305 @@
+/* The runner's side of the agent protocol: request lines, reply lines,
+ * and replies -> facts, checked against docs/agent-protocol.md's own
+ * examples so the draft and the code agree. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/agent_msg.h"
+#include "qphs.h"
+#include "unit.h"
+
+START_TEST(agent_request_lines_are_exact)
+{
+	static const uint8_t frame[] = {0x00, 0x0a, 0xff};
+	char *l;
+
+	l = qplab_agent_req_connect(3, "10.77.0.2:12001@rxe0", 5, 15000);
+	ck_assert_str_eq(l, "{\"v\":1,\"id\":3,\"op\":\"connect\",\"peer\":\"10.77.0.2:12001@rxe0\","
+			    "\"at_realtime_ns\":5,\"deadline_ms\":15000}\n");
+	free(l);
+	l = qplab_agent_req_connect(4, "[fd00::2]:12001@rxe0", 0, -1);
+	ck_assert_str_eq(l, "{\"v\":1,\"id\":4,\"op\":\"connect\",\"peer\":\"[fd00::2]:12001@rxe0\"}\n");
+	free(l);
+	l = qplab_agent_req_raw_frame(8, "10.77.0.2:12001", frame, sizeof(frame), 2000);
+	ck_assert_str_eq(l, "{\"v\":1,\"id\":8,\"op\":\"raw_frame\",\"address\":\"10.77.0.2:12001\","
+			    "\"hex\":\"000aff\",\"deadline_ms\":2000}\n");
+	free(l);
+	l = qplab_agent_req_report(9);
+	ck_assert_str_eq(l, "{\"v\":1,\"id\":9,\"op\":\"report\"}\n");
+	free(l);
+	l = qplab_agent_req_exit(10);
+	ck_assert_str_eq(l, "{\"v\":1,\"id\":10,\"op\":\"exit\"}\n");
+	free(l);
+	l = qplab_agent_req_datapath(11, "p", 4096, 10000);
+	ck_assert_str_eq(l, "{\"v\":1,\"id\":11,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":4096,\"deadline_ms\":10000}\n");
+	free(l);
+}
+END_TEST
+
+START_TEST(agent_config_carries_only_what_the_scenario_set)
+{
+	const char *text = "{ \"description\": \"d\", \"source\": \"s\",\n"
+			   "  \"hosts\": { \"a\": { \"agent\": { \"quirk\": \"e810\", \"ready_ack\": false,"
+			   " \"qp_retry_cnt\": 3, \"advertise\": { \"qp_count\": 3 } },"
+			   " \"fault\": { \"name\": \"delay\", \"ms\": 300 } },"
+			   " \"b\": { \"fault\": { \"name\": \"reject\", \"text\": \"no: x\", \"types\": [\"connection\", \"old-protocol\"] } },"
+			   " \"c\": { \"fault\": { \"name\": \"garbage\", \"seed\": 7 } } },\n"
+			   "  \"steps\": [ { \"do\": \"link_up\", \"host\": \"a\" } ],\n"
+			   "  \"expect\": [ { \"host\": \"a\", \"daemon_alive\": true } ] }\n";
+	struct qplab_plan *plan;
+	json_object *c;
+
+	ck_assert_int_eq(qplab_scenario_parse("t.json", text, strlen(text), &plan, NULL), 0);
+	c = qplab_agent_config(&plan->hosts[0]);
+	ck_assert_str_eq(json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN),
+			 "{\"agent\":{\"quirk\":\"e810\",\"ready_ack\":false,\"qp_retry_cnt\":3,"
+			 "\"advertise\":{\"qp_count\":3}},\"fault\":{\"name\":\"delay\",\"ms\":300}}");
+	json_object_put(c);
+	c = qplab_agent_config(&plan->hosts[1]);
+	ck_assert_str_eq(json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN),
+			 "{\"agent\":{},\"fault\":{\"name\":\"reject\",\"text\":\"no: x\","
+			 "\"types\":[\"connection\",\"old-protocol\"]}}");
+	json_object_put(c);
+	ck_assert_uint_eq(plan->hosts[1].fault.types, (1u << 0) | (1u << 4));
+
+	char spec[64];
+	ck_assert_int_eq(qplab_fault_spec(&plan->hosts[0].fault, spec, sizeof(spec)), 0);
+	ck_assert_str_eq(spec, "delay:300");
+	ck_assert_int_eq(qplab_fault_spec(&plan->hosts[1].fault, spec, sizeof(spec)), 0);
+	ck_assert_str_eq(spec, "reject:no: x");
+	ck_assert_int_eq(qplab_fault_spec(&plan->hosts[2].fault, spec, sizeof(spec)), 0);
+	ck_assert_str_eq(spec, "garbage");
+	ck_assert_int_eq(plan->hosts[2].fault.seed, 7);
+	ck_assert_int_eq(qplab_fault_spec(&plan->hosts[0].fault, spec, 4), QPHS_ERR_INVALID_ARGUMENT);
+	qplab_plan_free(plan);
+}
+END_TEST
+
+static const struct {
+	const char *line;
+	int rc;
+	int type;
+} lines[] = {
+	{"{\"v\":1,\"type\":\"ready\",\"host\":\"a\"}", 0, QPLAB_AGENT_READY},
+	{"{\"v\":1,\"type\":\"fatal\",\"code\":\"ERR_CONFIG_RANGE\",\"error\":\"MC_MTU=1000\"}", 0, QPLAB_AGENT_FATAL},
+	{"{\"v\":1,\"type\":\"reply\",\"id\":2,\"op\":\"exit\",\"ok\":true,\"code\":\"OK\",\"error\":\"\"}", 0, QPLAB_AGENT_REPLY},
+	{"{\"v\":2,\"type\":\"ready\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"type\":\"ready\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":1,\"type\":\"hello\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":1,\"type\":\"reply\",\"id\":2,\"ok\":\"yes\",\"code\":\"OK\",\"error\":\"\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":1,\"type\":\"reply\",\"id\":2,\"ok\":true,\"error\":\"\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"[1]", QPHS_ERR_MALFORMED_JSON, 0},
+	{"{\"v\":1,", QPHS_ERR_MALFORMED_JSON, 0},
+	{"{\"v\":1,\"type\":\"ready\"} trailing", QPHS_ERR_MALFORMED_JSON, 0},
+};
+
+START_TEST(agent_lines_are_decoded_strictly)
+{
+	struct qplab_agent_msg m;
+	char err[128] = "";
+	int rc = qplab_agent_parse_line(lines[_i].line, strlen(lines[_i].line), &m, err, sizeof(err));
+
+	ck_assert_msg(rc == lines[_i].rc, "%s: %d (%s)", lines[_i].line, rc, err);
+	if (rc == 0)
+		ck_assert_int_eq(m.type, lines[_i].type);
+	else
+		unit_hit(rc);
+	qplab_agent_msg_free(&m);
+}
+END_TEST
+
+/* The ```json block of docs/agent-protocol.md that contains `needle`. */
+static char *doc_block(const char *needle)
+{
+	FILE *f = fopen("docs/agent-protocol.md", "r");
+	char line[2048], *block = NULL;
+	size_t n = 0;
+	int in = 0;
+
+	ck_assert_msg(f != NULL, "docs/agent-protocol.md missing (run from the checkout root)");
+	while (fgets(line, sizeof(line), f)) {
+		if (!in && !strncmp(line, "```json", 7)) {
+			in = 1;
+			n = 0;
+			continue;
+		}
+		if (in && !strncmp(line, "```", 3)) {
+			in = 0;
+			if (block && strstr(block, needle))
+				break;
+			continue;
+		}
+		if (in) {
+			block = realloc(block, n + strlen(line) + 1);
+			memcpy(block + n, line, strlen(line) + 1);
+			n += strlen(line);
+		}
+	}
+	fclose(f);
+	ck_assert_msg(block && strstr(block, needle), "no example with %s", needle);
+	return block;
+}
+
+static void facts_of_doc(const char *needle, const char *peer, struct qplab_facts *f)
+{
+	struct qplab_agent_msg m;
+	char err[160] = "", *text = doc_block(needle);
+
+	ck_assert_msg(qplab_agent_parse_line(text, strlen(text), &m, err, sizeof(err)) == 0, "%s", err);
+	qplab_facts_init(f);
+	ck_assert_msg(qplab_facts_from_reply(&m, peer, f, err, sizeof(err)) == 0, "%s", err);
+	qplab_agent_msg_free(&m);
+	free(text);
+}
+
+START_TEST(agent_doc_report_example_maps_to_facts)
+{
+	struct qplab_facts f;
+
+	facts_of_doc("\"op\": \"report\", \"ok\": true", "10.77.0.2:12001@rxe0", &f);
+	ck_assert_str_eq(f.endpoint, "CONNECTED");
+	ck_assert_int_eq(f.endpoints, 1);
+	ck_assert_int_eq(f.nqp, 2);
+	ck_assert_str_eq(f.qp_states[1], "RTS");
+	ck_assert_int_eq(f.gid_index, 1);
+	ck_assert_int_eq(f.path_mtu, 1024);
+	ck_assert_str_eq(f.code, "OK");
+	ck_assert_str_eq(f.reply_received, "");
+	ck_assert_int_eq(f.time_ms[QPLAB_TIME_READY_ACK], 1);
+	ck_assert_int_eq(f.time_ms[QPLAB_TIME_RTR], 2);
+	ck_assert_int_eq(f.time_ms[QPLAB_TIME_TCP_CONNECT], 0); /* 0 ms is a value */
+	ck_assert_int_eq(f.time_ms[QPLAB_TIME_RESET], -1); /* null: skipped, did not happen */
+	ck_assert_int_eq(f.time_ms[QPLAB_TIME_STEP], -1); /* the runner's, not the agent's */
+	qplab_facts_free(&f);
+}
+END_TEST
+
+START_TEST(agent_doc_connect_and_datapath_examples_map_to_facts)
+{
+	struct qplab_facts f;
+
+	facts_of_doc("\"op\": \"connect\", \"ok\": true", NULL, &f);
+	ck_assert_str_eq(f.code, "ERR_REJECT_HANDSHAKE");
+	ck_assert(!strncmp(f.reply_received, "QP count mismatch in peer and local endpoints", 45));
+	ck_assert(!strncmp(f.error_text, "Handshake rejected by", 21));
+	ck_assert_int_eq(f.time_ms[QPLAB_TIME_RTR], -1); /* null: did not happen */
+	ck_assert_int_eq(f.time_ms[QPLAB_TIME_HANDSHAKE], 3);
+	qplab_facts_free(&f);
+
+	facts_of_doc("\"op\": \"datapath\", \"ok\": true", NULL, &f);
+	ck_assert_str_eq(f.datapath, "failed");
+	ck_assert_str_eq(f.wc_status, "IBV_WC_RETRY_EXC_ERR");
+	ck_assert_int_eq(f.wc_waited_ms, 3412);
+	ck_assert_str_eq(f.code, "ERR_COMPLETION");
+	qplab_facts_free(&f);
+}
+END_TEST
+
+START_TEST(agent_report_picks_the_peers_endpoint_and_rejects_wrong_types)
+{
+	const char *two = "{\"v\":1,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
+			  "\"gid_index\":5,\"endpoints\":[{\"peer\":\"x@r\",\"status\":\"DESTROYING\"},{\"peer\":\"y@r\",\"status\":\"CONNECTED\"}],"
+			  "\"device_qps\":[]}";
+	const char *wrong = "{\"v\":1,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
+			    "\"endpoints\":5}";
+	struct qplab_agent_msg m;
+	struct qplab_facts f;
+	char err[160] = "";
+
+	ck_assert_int_eq(qplab_agent_parse_line(two, strlen(two), &m, err, sizeof(err)), 0);
+	qplab_facts_init(&f);
+	ck_assert_int_eq(qplab_facts_from_reply(&m, "y@r", &f, err, sizeof(err)), 0);
+	ck_assert_str_eq(f.endpoint, "CONNECTED");
+	ck_assert_int_eq(f.endpoints, 2);
+	ck_assert_int_eq(f.nqp, 0);
+	qplab_facts_free(&f);
+	ck_assert_int_eq(qplab_facts_from_reply(&m, "z@r", &f, err, sizeof(err)), 0);
+	ck_assert_str_eq(f.endpoint, "NONE"); /* two endpoints, neither is z's */
+	ck_assert_int_eq(f.gid_index, 5);      /* the context's, without an endpoint */
+	qplab_facts_free(&f);
+	qplab_agent_msg_free(&m);
+
+	ck_assert_int_eq(qplab_agent_parse_line(wrong, strlen(wrong), &m, err, sizeof(err)), 0);
+	ck_assert_int_eq(qplab_facts_from_reply(&m, NULL, &f, err, sizeof(err)), QPHS_ERR_INVALID_ARGUMENT);
+	ck_assert_str_eq(err, "agent reply: \"endpoints\" has the wrong JSON type");
+	qplab_facts_free(&f);
+	qplab_agent_msg_free(&m);
+}
+END_TEST
+
+START_TEST(agent_probe_and_raw_frame_replies_map_to_facts)
+{
+	const char *probe = "{\"v\":1,\"type\":\"reply\",\"id\":1,\"op\":\"probe\",\"ok\":true,\"code\":\"OK\",\"error\":\"\",\"alive\":false}";
+	const char *raw = "{\"v\":1,\"type\":\"reply\",\"id\":2,\"op\":\"raw_frame\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
+			  "\"frame_outcome\":\"closed\",\"waited_ms\":3}";
+	struct qplab_agent_msg m;
+	struct qplab_facts f;
+	char err[160];
+
+	qplab_facts_init(&f);
+	ck_assert_int_eq(qplab_agent_parse_line(probe, strlen(probe), &m, err, sizeof(err)), 0);
+	ck_assert_int_eq(qplab_facts_from_reply(&m, NULL, &f, err, sizeof(err)), 0);
+	ck_assert_int_eq(f.daemon_alive, 0);
+	qplab_agent_msg_free(&m);
+	ck_assert_int_eq(qplab_agent_parse_line(raw, strlen(raw), &m, err, sizeof(err)), 0);
+	ck_assert_int_eq(qplab_facts_from_reply(&m, NULL, &f, err, sizeof(err)), 0);
+	ck_assert_str_eq(f.frame_outcome, "closed");
+	ck_assert_str_eq(f.code, "OK"); /* the daemon refused nothing */
+	ck_assert_int_eq(f.daemon_alive, 0); /* the probe's, untouched by a reply without one */
+	qplab_agent_msg_free(&m);
+	qplab_facts_free(&f);
+}
+END_TEST
+
+START_TEST(agent_doc_raw_frame_examples_map_to_facts)
+{
+	struct qplab_facts f;
+
+	facts_of_doc("\"op\": \"raw_frame\", \"ok\": true,\n \"code\": \"ERR_FRAME_ZERO_LENGTH\"", NULL, &f);
+	ck_assert_str_eq(f.frame_outcome, "closed");
+	ck_assert_int_eq(f.daemon_alive, 1);
+	ck_assert_str_eq(f.code, "ERR_FRAME_ZERO_LENGTH");
+	ck_assert(!strncmp(f.error_text, "[Handshake] closing connection from ", 36));
+	ck_assert_ptr_nonnull(strstr(f.error_text, "frame length is zero"));
+	qplab_facts_free(&f);
+
+	facts_of_doc("\"stale_qpns\"", NULL, &f);
+	ck_assert_str_eq(f.frame_outcome, "replied");
+	ck_assert_str_eq(f.code, "ERR_REJECT_HANDSHAKE");
+	ck_assert_str_eq(f.reply_received, "Received stale RDMA ready ACK with mismatched peer QP numbers");
+	ck_assert_int_eq(f.daemon_alive, -1); /* not asked */
+	qplab_facts_free(&f);
+}
+END_TEST
+
+START_TEST(agent_raw_frame_kind_lines_are_exact)
+{
+	char *l = qplab_agent_req_raw_frame_kind(4, NULL, "zero-length", NULL, 2000);
+
+	ck_assert_str_eq(l, "{\"v\":1,\"id\":4,\"op\":\"raw_frame\",\"kind\":\"zero-length\",\"deadline_ms\":2000}\n");
+	free(l);
+	l = qplab_agent_req_raw_frame_kind(5, NULL, "stale_ack", "10.77.0.2:12001@rxe0", -1);
+	ck_assert_str_eq(l, "{\"v\":1,\"id\":5,\"op\":\"raw_frame\",\"kind\":\"stale_ack\","
+			    "\"peer\":\"10.77.0.2:12001@rxe0\"}\n");
+	free(l);
+}
+END_TEST
+
+Suite *suite_agent_msg(void)
+{
+	Suite *s = suite_create("agent_msg");
+	TCase *tc = unit_tcase(s, "lines", 10);
+
+	tcase_add_test(tc, agent_request_lines_are_exact);
+	tcase_add_test(tc, agent_config_carries_only_what_the_scenario_set);
+	tcase_add_loop_test(tc, agent_lines_are_decoded_strictly, 0, sizeof(lines) / sizeof(lines[0]));
+	tc = unit_tcase(s, "facts", 10);
+	tcase_add_test(tc, agent_doc_report_example_maps_to_facts);
+	tcase_add_test(tc, agent_doc_connect_and_datapath_examples_map_to_facts);
+	tcase_add_test(tc, agent_report_picks_the_peers_endpoint_and_rejects_wrong_types);
+	tcase_add_test(tc, agent_probe_and_raw_frame_replies_map_to_facts);
+	tcase_add_test(tc, agent_doc_raw_frame_examples_map_to_facts);
+	tcase_add_test(tc, agent_raw_frame_kind_lines_are_exact);
+	return s;
+}

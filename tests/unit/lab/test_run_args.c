@@ -1,0 +1,222 @@
+/* `qplab run`'s command line and the scenario list it names. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "qphs.h"
+#include "run/run_args.h"
+#include "unit.h"
+
+static int parse(const char *line, struct qplab_run_opts *o, char *err, size_t errlen)
+{
+	static char buf[512];
+	static char *argv[32];
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "run %s", line);
+	for (char *t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " "))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	return qplab_run_parse_args(argc, argv, o, err, errlen);
+}
+
+START_TEST(run_args_defaults)
+{
+	struct qplab_run_opts o;
+	char err[256];
+
+	ck_assert_int_eq(parse("", &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(o.backend, QPLAB_BACKEND_AUTO);
+	ck_assert_int_eq(o.jobs, 1);
+	ck_assert_str_eq(o.out, "build/lab");
+	ck_assert_uint_eq(o.npaths + o.nkernels + o.ntags, 0);
+	ck_assert(!o.keep && !o.help);
+}
+END_TEST
+
+START_TEST(run_args_every_option)
+{
+	struct qplab_run_opts o;
+	char err[256];
+
+	ck_assert_int_eq(parse("scenarios/mtu --backend vm --kernel 6.1 --kernel=6.12 --tag smoke "
+			       "--jobs=2 --out /tmp/x --keep a.json -- --odd.json",
+			       &o, err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(o.backend, QPLAB_BACKEND_VM);
+	ck_assert_uint_eq(o.nkernels, 2);
+	ck_assert_str_eq(o.kernels[1], "6.12");
+	ck_assert_str_eq(o.tags[0], "smoke");
+	ck_assert_int_eq(o.jobs, 2);
+	ck_assert_str_eq(o.out, "/tmp/x");
+	ck_assert(o.keep);
+	ck_assert_uint_eq(o.npaths, 3);
+	ck_assert_str_eq(o.paths[2], "--odd.json");
+}
+END_TEST
+
+static const struct {
+	const char *line, *says;
+} bad_args[] = {
+	{"--backend hosts", "reserved"},
+	{"--backend cloud", "one of auto, netns, shared, vm"},
+	{"--jobs 0", "1 to 64"},
+	{"--jobs two", "1 to 64"},
+	{"--out", "needs a value"},
+	{"--frobnicate", "unknown option '--frobnicate'"},
+	{"--keep=yes", "unknown option"},
+};
+
+START_TEST(run_args_rejects_bad_options)
+{
+	struct qplab_run_opts o;
+	char err[256] = "";
+
+	ck_assert_int_eq(parse(bad_args[_i].line, &o, err, sizeof(err)), QPHS_ERR_INVALID_ARGUMENT);
+	unit_hit(QPHS_ERR_INVALID_ARGUMENT);
+	ck_assert_msg(strstr(err, bad_args[_i].says), "%s: '%s'", bad_args[_i].line, err);
+}
+END_TEST
+
+START_TEST(run_jobs_refused_in_shared_mode_only)
+{
+	struct qplab_run_opts o;
+	char err[256];
+
+	ck_assert_int_eq(parse("--jobs 4", &o, err, sizeof(err)), 0);
+	err[0] = '\0';
+	ck_assert_int_eq(qplab_run_check_jobs(&o, "netns", err, sizeof(err)), 0);
+	/* Not known yet (vm backend, before the boot): the VM decides. */
+	ck_assert_int_eq(qplab_run_check_jobs(&o, NULL, err, sizeof(err)), 0);
+	ck_assert_str_eq(err, "");
+	ck_assert_int_eq(qplab_run_check_jobs(&o, "shared", err, sizeof(err)), QPHS_ERR_INVALID_ARGUMENT);
+	ck_assert_ptr_nonnull(strstr(err, "--jobs 4"));
+	ck_assert_ptr_nonnull(strstr(err, "one routing table"));
+	o.jobs = 1;
+	ck_assert_int_eq(qplab_run_check_jobs(&o, "shared", err, sizeof(err)), 0);
+}
+END_TEST
+
+static const char GOOD[] = "{ \"description\": \"d\", \"source\": \"s\", \"tags\": [%s],\n"
+			   "  \"hosts\": { \"a\": {} }, \"steps\": [ { \"do\": \"link_up\", \"host\": \"a\" } ],\n"
+			   "  \"expect\": [ { \"host\": \"a\", \"daemon_alive\": true } ] }\n";
+
+static void write_file(const char *path, const char *tags)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, GOOD, tags);
+	fclose(f);
+}
+
+START_TEST(catalogue_walks_directories_sorted_and_filters_tags)
+{
+	char dir[128], p[256];
+	struct qplab_catalogue cat;
+	struct qplab_errors errs = {0};
+	const char *paths[1], *tags[] = {"smoke"};
+
+	snprintf(dir, sizeof(dir), "/tmp/qplab-unit-cat-%d", (int)getpid());
+	mkdir(dir, 0755);
+	snprintf(p, sizeof(p), "%s/mtu", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/basic", dir);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/mtu/peer-smaller.json", dir);
+	write_file(p, "\"smoke\"");
+	snprintf(p, sizeof(p), "%s/basic/connect.json", dir);
+	write_file(p, "");
+	snprintf(p, sizeof(p), "%s/basic/.hidden.json", dir);
+	write_file(p, "\"smoke\"");
+	snprintf(p, sizeof(p), "%s/basic/notes.txt", dir);
+	write_file(p, "");
+	paths[0] = dir;
+
+	ck_assert_int_eq(qplab_catalogue_load(paths, 1, NULL, 0, &cat, &errs), 0);
+	ck_assert_uint_eq(cat.n, 2);
+	ck_assert_str_eq(cat.plans[0]->id, "basic/connect");
+	ck_assert_str_eq(cat.plans[1]->id, "mtu/peer-smaller");
+	qplab_catalogue_free(&cat);
+
+	ck_assert_int_eq(qplab_catalogue_load(paths, 1, tags, 1, &cat, &errs), 0);
+	ck_assert_uint_eq(cat.n, 1);
+	ck_assert_uint_eq(cat.filtered, 1);
+	ck_assert_str_eq(cat.plans[0]->id, "mtu/peer-smaller");
+	qplab_catalogue_free(&cat);
+	ck_assert_uint_eq(errs.n, 0);
+
+	char cmd[200];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* *.json files directly in dir. */
+static size_t json_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		n += e->d_name[0] != '.' && len > 5 && !strcmp(e->d_name + len - 5, ".json");
+	}
+	closedir(d);
+	return n;
+}
+
+START_TEST(catalogue_reports_every_bad_file_and_runs_nothing)
+{
+	struct qplab_catalogue cat;
+	struct qplab_errors errs = {0};
+	const char *paths[] = {"tests/lab", "tests/lab/no-such.json"};
+
+	ck_assert_int_eq(qplab_catalogue_load(paths, 2, NULL, 0, &cat, &errs), QPHS_ERR_INVALID_ARGUMENT);
+	/* every other file of tests/lab parses (helpers add self-tests there) */
+	ck_assert_uint_eq(cat.n, json_files("tests/lab") - 3);
+	ck_assert_uint_eq(errs.n, 4);
+	ck_assert_str_eq(errs.msgs[0], "tests/lab/no-such.json: No such file or directory");
+	ck_assert_ptr_nonnull(strstr(errs.msgs[1], "tests/lab/bad-syntax.json:"));
+	ck_assert_ptr_nonnull(strstr(errs.msgs[2], "tests/lab/duplicate-key.json:"));
+	ck_assert_ptr_nonnull(strstr(errs.msgs[3], "tests/lab/unknown-key.json:"));
+	qplab_catalogue_free(&cat);
+	qplab_errors_free(&errs);
+}
+END_TEST
+
+START_TEST(catalogue_refuses_one_id_twice)
+{
+	struct qplab_catalogue cat;
+	struct qplab_errors errs = {0};
+	const char *paths[] = {"tests/lab/wrong-expectation.json", "tests/lab/wrong-expectation.json"};
+
+	ck_assert_int_eq(qplab_catalogue_load(paths, 2, NULL, 0, &cat, &errs), QPHS_ERR_INVALID_ARGUMENT);
+	ck_assert_uint_eq(errs.n, 1);
+	ck_assert_ptr_nonnull(strstr(errs.msgs[0], "scenario id lab/wrong-expectation is also"));
+	qplab_catalogue_free(&cat);
+	qplab_errors_free(&errs);
+}
+END_TEST
+
+Suite *suite_run_args(void)
+{
+	Suite *s = suite_create("run_args");
+	TCase *tc = unit_tcase(s, "args", 10);
+
+	tcase_add_test(tc, run_args_defaults);
+	tcase_add_test(tc, run_args_every_option);
+	tcase_add_loop_test(tc, run_args_rejects_bad_options, 0, sizeof(bad_args) / sizeof(bad_args[0]));
+	tcase_add_test(tc, run_jobs_refused_in_shared_mode_only);
+	tc = unit_tcase(s, "catalogue", 10);
+	tcase_add_test(tc, catalogue_walks_directories_sorted_and_filters_tags);
+	tcase_add_test(tc, catalogue_reports_every_bad_file_and_runs_nothing);
+	tcase_add_test(tc, catalogue_refuses_one_id_twice);
+	return s;
+}

@@ -1,0 +1,739 @@
+/* lib/daemon over loopback: replies byte for byte, bad frames, deadlines,
+ * the connection cap, async handlers, stop, and running out of fds. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hs_testutil.h"
+#include "hs/request.h"
+#include "unit.h"
+
+#define PROBE_REPLY "\x16\0\0\0\0\0\0\0\x03{\"status\":\"success\"}\n"
+#define NOTIFY_REPLY "\x24\0\0\0\0\0\0\0\x02{\"name\":\"\",\"notify_msg\":\"success\"}\n"
+#define CONN_BODY "{\"local_nic_path\":\"a:1@x\",\"peer_nic_path\":\"b:2@y\",\"qp_num\":[7,8]}\n"
+
+static void reply_fixed(struct qphs_request *req, void *user)
+{
+	const char *body = user;
+
+	ck_assert_int_eq(qphs_request_reply(req, body, strlen(body)), 0);
+}
+
+static void expect_reply(struct qphs_daemon *d, int type, const char *body,
+			 const void *golden, size_t golden_len)
+{
+	uint8_t req[512], rep[512];
+	size_t n = hs_test_frame(type, body, req, sizeof(req));
+	ssize_t got = hs_test_exchange(qphs_daemon_port(d), req, n, 0, rep, sizeof(rep));
+
+	ck_assert_int_eq(got, (ssize_t)golden_len);
+	ck_assert_mem_eq(rep, golden, golden_len);
+}
+
+START_TEST(daemon_answers_probe_byte_exact)
+{
+	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+
+	expect_reply(d, QPHS_HS_PROBE, "{}\n", PROBE_REPLY, sizeof(PROBE_REPLY) - 1);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+START_TEST(daemon_answers_notify_byte_exact)
+{
+	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+
+	expect_reply(d, QPHS_HS_NOTIFY, "{\"name\":\"n\",\"notify_msg\":\"m\"}\n", NOTIFY_REPLY,
+		     sizeof(NOTIFY_REPLY) - 1);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+START_TEST(daemon_reply_type_follows_request_type)
+{
+	static const char golden_meta[] = "\x0a\0\0\0\0\0\0\0\x01{\"m\":42}\n";
+	static const char golden_conn[] = "\x0a\0\0\0\0\0\0\0\x00{\"c\":42}\n";
+	static const char golden_old[] = "\x09\0\0\0\0\0\0\0{\"c\":42}\n";
+	static char meta[] = "{\"m\":42}\n", conn[] = "{\"c\":42}\n";
+	struct qphs_daemon *d = NULL;
+
+	ck_assert_int_eq(qphs_daemon_new(NULL, &d), 0);
+	qphs_daemon_set_handler(d, QPHS_HS_METADATA, reply_fixed, meta);
+	qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, reply_fixed, conn);
+	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
+	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	expect_reply(d, QPHS_HS_METADATA, "{\"name\":\"seg\"}\n", golden_meta, sizeof(golden_meta) - 1);
+	expect_reply(d, QPHS_HS_CONNECTION, CONN_BODY, golden_conn, sizeof(golden_conn) - 1);
+	/* An old-protocol request goes to the Connection handler and gets an
+	 * untyped reply. */
+	expect_reply(d, 0xff, CONN_BODY, golden_old, sizeof(golden_old) - 1);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+START_TEST(daemon_connection_without_handler_says_so_in_reply_msg)
+{
+	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	struct qphs_client_result res;
+	struct qphs_config cfg;
+	int rc;
+
+	hs_test_config(&cfg);
+	rc = qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
+				 strlen(CONN_BODY), &res);
+	ck_assert_int_eq(rc, QPHS_ERR_REJECT_HANDSHAKE);
+	unit_hit(rc);
+	ck_assert_msg(!strncmp(res.errstr, "Local RDMA context not found for handshake NIC: y [",
+			       51), "reply_msg: %s", res.errstr);
+	ck_assert_ptr_nonnull(strstr(res.reply, "\"local_nic_path\":\"b:2@y\""));
+	free(res.reply);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+START_TEST(daemon_connection_of_wrong_shape_gets_reply_msg)
+{
+	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	struct qphs_daemon_stats st;
+	struct qphs_client_result res;
+	struct qphs_config cfg;
+	static const char body[] = "{\"qp_num\":\"seven\"}\n";
+	int rc;
+
+	hs_test_config(&cfg);
+	rc = qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, body,
+				 strlen(body), &res);
+	ck_assert_int_eq(rc, QPHS_ERR_REJECT_HANDSHAKE);
+	ck_assert_ptr_nonnull(strstr(res.errstr, "qp_num"));
+	free(res.reply);
+	qphs_daemon_stats(d, &st);
+	ck_assert_uint_eq(st.rejected_body, 1);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+START_TEST(daemon_closes_probe_of_wrong_shape)
+{
+	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	struct qphs_daemon_stats st;
+	uint8_t req[64], rep[64];
+	size_t n = hs_test_frame(QPHS_HS_PROBE, "[1,2]\n", req, sizeof(req));
+
+	ck_assert_int_eq(hs_test_exchange(qphs_daemon_port(d), req, n, 0, rep, sizeof(rep)), 0);
+	qphs_daemon_stats(d, &st);
+	ck_assert_uint_eq(st.rejected_body, 1);
+	hs_test_assert_probe(d);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+static void fail_handler(struct qphs_request *req, void *user)
+{
+	(void)user;
+	qphs_request_fail(req, QPHS_ERR_CONTEXT, NULL);
+}
+
+START_TEST(daemon_handler_failure_becomes_reply_msg_or_close)
+{
+	struct qphs_client_result res;
+	struct qphs_daemon *d = NULL;
+	struct qphs_config cfg;
+	int rc;
+
+	hs_test_config(&cfg);
+	d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION) | HS_BIT(QPHS_HS_METADATA), fail_handler,
+			  NULL);
+	rc = qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
+				 strlen(CONN_BODY), &res);
+	ck_assert_int_eq(rc, QPHS_ERR_REJECT_HANDSHAKE);
+	ck_assert_str_eq(res.errstr, "Handshake callback failed: -202");
+	ck_assert_ptr_nonnull(strstr(res.reply, "\"local_nic_path\":\"b:2@y\""));
+	ck_assert_ptr_nonnull(strstr(res.reply, "\"peer_nic_path\":\"a:1@x\""));
+	free(res.reply);
+	/* A Metadata reply has no reply_msg: the failure is a close. */
+	rc = qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_METADATA, "{}\n", 3, &res);
+	ck_assert_int_eq(rc, QPHS_ERR_PEER_CLOSED);
+	unit_hit(rc);
+	hs_test_assert_probe(d);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+START_TEST(daemon_picks_ports_in_the_rpc_range)
+{
+	struct qphs_daemon *a = NULL, *b = NULL, *c = NULL;
+	struct qphs_config cfg;
+	uint16_t port;
+
+	hs_test_config(&cfg);
+	a = hs_test_daemon(&cfg, NULL);
+	port = qphs_daemon_port(a);
+	ck_assert_uint_ge(port, cfg.min_rpc_port);
+	ck_assert_uint_le(port, cfg.max_rpc_port);
+	/* A range of one port, taken: 500 tries, then a clear error. */
+	cfg.min_rpc_port = cfg.max_rpc_port = port;
+	ck_assert_int_eq(qphs_daemon_new(&cfg, &b), 0);
+	ck_assert_int_eq(qphs_daemon_listen(b, "127.0.0.1", 0), QPHS_ERR_NO_PORT);
+	unit_hit(QPHS_ERR_NO_PORT);
+	ck_assert_ptr_nonnull(strstr(qphs_daemon_errstr(b), "500"));
+	/* The same port asked for by number. */
+	ck_assert_int_eq(qphs_daemon_new(&cfg, &c), 0);
+	ck_assert_int_eq(qphs_daemon_listen(c, "127.0.0.1", port), QPHS_ERR_ADDR_IN_USE);
+	unit_hit(QPHS_ERR_ADDR_IN_USE);
+	qphs_daemon_free(c);
+	qphs_daemon_free(b);
+	qphs_daemon_free(a);
+}
+END_TEST
+
+/* A reply far larger than the socket buffers, to a peer already gone. */
+static void reply_huge(struct qphs_request *req, void *user)
+{
+	size_t n = 4 << 20;
+	char *body = malloc(n);
+
+	(void)user;
+	memset(body, ' ', n);
+	body[0] = '{';
+	body[n - 2] = '}';
+	body[n - 1] = '\n';
+	qphs_request_reply(req, body, n);
+	free(body);
+}
+
+START_TEST(daemon_never_raises_sigpipe)
+{
+	struct qphs_daemon *d = NULL;
+	struct qphs_daemon_stats st;
+	uint8_t req[32];
+	size_t n = hs_test_frame(QPHS_HS_NOTIFY, "{}\n", req, sizeof(req));
+
+	/* SIGPIPE keeps its default action: raised, it would end this test. */
+	signal(SIGPIPE, SIG_DFL);
+	d = hs_test_serve(NULL, HS_BIT(QPHS_HS_NOTIFY), reply_huge, NULL);
+	for (int i = 0; i < 5; i++) {
+		int fd = hs_test_connect(qphs_daemon_port(d), 5);
+		ck_assert_int_eq(send(fd, req, n, MSG_NOSIGNAL), (ssize_t)n);
+		close(fd); /* gone before the reply: the daemon's writes fail */
+	}
+	ck_assert_uint_eq(hs_test_wait_open(d, 0, 10), 0);
+	qphs_daemon_stats(d, &st);
+	ck_assert_uint_eq(st.replied, 0);
+	hs_test_assert_probe(d);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+static const struct bad_frame {
+	const char *what;
+	const char *bytes;
+	size_t len;
+	int shut_wr;
+	int code;
+} bad_frames[] = {
+	{"zero length", "\0\0\0\0\0\0\0\0", 8, 0, QPHS_ERR_FRAME_ZERO_LENGTH},
+	{"length over 1 MiB", "\x01\x00\x10\0\0\0\0\0", 8, 0, QPHS_ERR_FRAME_TOO_LONG},
+	{"type byte 0x80", "\x03\0\0\0\0\0\0\0\x80{}", 11, 0, QPHS_ERR_FRAME_BAD_TYPE},
+	{"typed frame of length 1", "\x01\0\0\0\0\0\0\0\x03", 9, 0, QPHS_ERR_FRAME_EMPTY_BODY},
+	{"short frame", "\x0a\0\0\0\0\0\0\0\x03{}", 11, 1, QPHS_ERR_FRAME_TRUNCATED},
+	{"body not JSON", "\x06\0\0\0\0\0\0\0\x03nope\n", 14, 0, QPHS_ERR_FRAME_NOT_JSON},
+	{"bytes after the value", "\x06\0\0\0\0\0\0\0\x03{} x\n", 14, 0, QPHS_ERR_FRAME_TRAILING},
+};
+#define N_BAD (sizeof(bad_frames) / sizeof(bad_frames[0]))
+
+START_TEST(daemon_closes_each_bad_frame_and_keeps_serving)
+{
+	const struct bad_frame *b = &bad_frames[_i];
+	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	struct qphs_daemon_stats st;
+	uint8_t rep[64];
+	ssize_t got = hs_test_exchange(qphs_daemon_port(d), b->bytes, b->len, b->shut_wr, rep,
+				       sizeof(rep));
+
+	ck_assert_msg(got == 0, "%s: got %zd reply bytes, want a close", b->what, got);
+	qphs_daemon_stats(d, &st);
+	ck_assert_msg(st.rejected_frame[-b->code - 1000] == 1, "%s: counter %llu", b->what,
+		      (unsigned long long)st.rejected_frame[-b->code - 1000]);
+	unit_hit(b->code);
+	hs_test_assert_probe(d);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+START_TEST(daemon_live_bytes_return_to_baseline_after_10000_bad_frames)
+{
+	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	struct qphs_daemon_stats st;
+	uint64_t baseline, rejected = 0;
+	uint8_t rep[64];
+
+	qphs_daemon_stats(d, &st);
+	baseline = st.live_bytes;
+	for (int i = 0; i < 10000; i++) {
+		const struct bad_frame *b = &bad_frames[i % N_BAD];
+		ck_assert_int_eq(hs_test_exchange(qphs_daemon_port(d), b->bytes, b->len,
+						  b->shut_wr, rep, sizeof(rep)), 0);
+	}
+	ck_assert_uint_eq(hs_test_wait_open(d, 0, 5), 0);
+	qphs_daemon_stats(d, &st);
+	for (size_t i = 0; i < 8; i++)
+		rejected += st.rejected_frame[i];
+	ck_assert_uint_eq(rejected, 10000);
+	ck_assert_uint_eq(st.live_bytes, baseline);
+	hs_test_assert_probe(d);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+/* Opens n connections (nonblocking connects, so none waits on another),
+ * sends each a probe, then collects every reply. */
+START_TEST(daemon_answers_200_clients_at_once)
+{
+	enum { N = 200 };
+	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	static int fds[N];
+	uint8_t req[32], rep[64];
+	size_t n = hs_test_frame(QPHS_HS_PROBE, "{}\n", req, sizeof(req));
+
+	for (int i = 0; i < N; i++)
+		fds[i] = hs_test_connect(qphs_daemon_port(d), 10);
+	ck_assert_uint_eq(hs_test_wait_open(d, N, 10), N);
+	for (int i = 0; i < N; i++)
+		ck_assert_int_eq(send(fds[i], req, n, MSG_NOSIGNAL), (ssize_t)n);
+	for (int i = 0; i < N; i++) {
+		size_t got = 0;
+		ssize_t r;
+		while ((r = recv(fds[i], rep + got, sizeof(rep) - got, 0)) > 0)
+			got += (size_t)r;
+		ck_assert_uint_eq(got, sizeof(PROBE_REPLY) - 1);
+		ck_assert_mem_eq(rep, PROBE_REPLY, got);
+		close(fds[i]);
+	}
+	qphs_daemon_free(d);
+}
+END_TEST
+
+START_TEST(daemon_stalled_connections_do_not_delay_a_probe)
+{
+	enum { N = 200 };
+	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	struct qphs_client_result res;
+	struct qphs_config cfg;
+	static int fds[N];
+
+	for (int i = 0; i < N; i++) {
+		fds[i] = hs_test_connect(qphs_daemon_port(d), 10);
+		/* Half of them trickle part of a header, half stay silent. */
+		if (i % 2)
+			ck_assert_int_eq(send(fds[i], "\x10\0\0", 3, MSG_NOSIGNAL), 3);
+	}
+	ck_assert_uint_eq(hs_test_wait_open(d, N, 10), N);
+	hs_test_config(&cfg);
+	ck_assert_int_eq(qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_PROBE, "{}\n", 3,
+					     &res), 0);
+	ck_assert_msg(res.total_ms < unit_timeout(2) * 1000, "probe took %.1f ms",
+		      res.total_ms);
+	free(res.reply);
+	for (int i = 0; i < N; i++)
+		close(fds[i]);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+START_TEST(daemon_closes_a_silent_client_at_the_request_deadline)
+{
+	struct qphs_daemon_stats st;
+	struct qphs_daemon *d;
+	struct qphs_config cfg;
+	uint8_t rep[8];
+	struct timespec a, b;
+
+	hs_test_config(&cfg);
+	cfg.request_timeout_ms = 200;
+	d = hs_test_daemon(&cfg, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	ck_assert_int_eq(hs_test_exchange(qphs_daemon_port(d), "\x05\0", 2, 0, rep, sizeof(rep)), 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ck_assert_double_ge((double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9, 0.15);
+	qphs_daemon_stats(d, &st);
+	ck_assert_uint_eq(st.timed_out, 1);
+	hs_test_assert_probe(d);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+START_TEST(daemon_refuses_connections_beyond_the_cap)
+{
+	struct qphs_daemon_stats st;
+	struct qphs_daemon *d;
+	struct qphs_config cfg;
+	uint8_t rep[8];
+	int fds[5];
+
+	hs_test_config(&cfg);
+	cfg.max_connections = 5;
+	d = hs_test_daemon(&cfg, NULL);
+	for (int i = 0; i < 5; i++)
+		fds[i] = hs_test_connect(qphs_daemon_port(d), 5);
+	ck_assert_uint_eq(hs_test_wait_open(d, 5, 5), 5);
+	/* The sixth is closed at once, long before the request deadline. */
+	ck_assert_int_eq(hs_test_exchange(qphs_daemon_port(d), NULL, 0, 0, rep, sizeof(rep)), 0);
+	qphs_daemon_stats(d, &st);
+	ck_assert_uint_eq(st.refused_at_cap, 1);
+	for (int i = 0; i < 5; i++)
+		close(fds[i]);
+	ck_assert_uint_eq(hs_test_wait_open(d, 0, 5), 0);
+	hs_test_assert_probe(d);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+/* A handler that keeps the request and answers from another thread, the
+ * way the RDMA handler does. */
+static struct qphs_request *held;
+static pthread_mutex_t held_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t held_cv = PTHREAD_COND_INITIALIZER;
+
+static void hold(struct qphs_request *req, void *user)
+{
+	(void)user;
+	pthread_mutex_lock(&held_mu);
+	held = req;
+	pthread_cond_signal(&held_cv);
+	pthread_mutex_unlock(&held_mu);
+}
+
+static struct qphs_request *wait_held(void)
+{
+	struct qphs_request *req;
+
+	pthread_mutex_lock(&held_mu);
+	while (!held)
+		pthread_cond_wait(&held_cv, &held_mu);
+	req = held;
+	held = NULL;
+	pthread_mutex_unlock(&held_mu);
+	return req;
+}
+
+static void *answer_later(void *arg)
+{
+	struct qphs_request *req = wait_held();
+	static const char body[] = "{\"local_nic_path\":\"b:2@y\",\"peer_nic_path\":\"a:1@x\","
+				   "\"qp_num\":[1,2],\"reply_msg\":\"\"}\n";
+	struct timespec ts = {0, 50000000};
+
+	(void)arg;
+	nanosleep(&ts, NULL);
+	ck_assert_int_eq(qphs_request_type(req), QPHS_HS_CONNECTION);
+	/* The body comes parsed, so the handler need not parse it again. */
+	ck_assert_ptr_nonnull(qphs__request_desc(req));
+	ck_assert_uint_eq(qphs__request_desc(req)->qp_count, 2);
+	ck_assert_uint_eq(qphs__request_desc(req)->qp_num[1], 8);
+	ck_assert_str_eq(qphs__request_desc(req)->peer_nic_path, "b:2@y");
+	ck_assert_int_eq(qphs_request_reply(req, body, strlen(body)), 0);
+	return NULL;
+}
+
+/* A daemon whose Connection handler holds the request, answered by
+ * answer_later on *t, and one Connection request to it (res: its reply). */
+static struct qphs_daemon *serve_answered_later(struct qphs_config *cfg, pthread_t *t,
+						struct qphs_client_result *res)
+{
+	struct qphs_daemon *d;
+
+	hs_test_config(cfg);
+	d = hs_test_serve(cfg, HS_BIT(QPHS_HS_CONNECTION), hold, NULL);
+	pthread_create(t, NULL, answer_later, NULL);
+	ck_assert_int_eq(qphs_client_request(cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
+					     strlen(CONN_BODY), res), 0);
+	return d;
+}
+
+START_TEST(daemon_handler_answers_from_another_thread)
+{
+	struct qphs_client_result res;
+	struct qphs_daemon *d = NULL;
+	struct qphs_config cfg;
+	pthread_t t;
+
+	/* While the handler holds one request, the loop keeps serving. */
+	d = serve_answered_later(&cfg, &t, &res);
+	ck_assert_ptr_nonnull(strstr(res.reply, "\"qp_num\":[1,2]"));
+	free(res.reply);
+	pthread_join(t, NULL);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+/* A reply from another thread is written by that thread (no fault): the
+ * daemon counts it once and the connection goes away. */
+START_TEST(daemon_reply_from_another_thread_is_counted_once_and_closed)
+{
+	struct qphs_client_result res;
+	struct qphs_daemon_stats st;
+	struct qphs_daemon *d = NULL;
+	struct qphs_config cfg;
+	pthread_t t;
+
+	d = serve_answered_later(&cfg, &t, &res);
+	free(res.reply);
+	pthread_join(t, NULL);
+	for (int i = 0; i < 200; i++) {
+		qphs_daemon_stats(d, &st);
+		if (st.open_connections == 0)
+			break;
+		usleep(10000);
+	}
+	ck_assert_uint_eq(st.open_connections, 0);
+	ck_assert_uint_eq(st.replied, 1);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+/* A fault still shapes a reply given from another thread: delay:300 holds
+ * it, so the replying thread must not write it itself. */
+START_TEST(daemon_delay_fault_holds_a_reply_from_another_thread)
+{
+	struct qphs_client_result res;
+	struct qphs_daemon *d = NULL;
+	struct qphs_config cfg;
+	struct qphs_fault f;
+	pthread_t t;
+
+	hs_test_config(&cfg);
+	ck_assert_int_eq(qphs_daemon_new(&cfg, &d), 0);
+	ck_assert_int_eq(qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, hold, NULL), 0);
+	ck_assert_int_eq(qphs_fault_parse("delay:300", &f, NULL, 0), 0);
+	ck_assert_int_eq(qphs_daemon_set_fault(d, &f), 0);
+	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
+	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	pthread_create(&t, NULL, answer_later, NULL);
+	ck_assert_int_eq(qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
+					     strlen(CONN_BODY), &res), 0);
+	/* 50 ms in the handler, then the fault's 300 ms. */
+	ck_assert_double_ge(res.total_ms, 340);
+	free(res.reply);
+	pthread_join(t, NULL);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+static void *send_connection(void *arg)
+{
+	struct qphs_client_result res;
+	struct qphs_config cfg;
+
+	hs_test_config(&cfg);
+	qphs_client_request(&cfg, arg, QPHS_HS_CONNECTION, CONN_BODY, strlen(CONN_BODY), &res);
+	free(res.reply);
+	return NULL;
+}
+
+/* Threads of this process named name (/proc/self/task/<tid>/comm). */
+static int threads_named(const char *name)
+{
+	char path[300], comm[32];
+	int n = 0;
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *e;
+
+	ck_assert_ptr_nonnull(dir);
+	while ((e = readdir(dir))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if ((f = fopen(path, "r"))) {
+			if (fgets(comm, sizeof(comm), f) && !strcmp(strtok(comm, "\n"), name))
+				n++;
+			fclose(f);
+		}
+	}
+	closedir(dir);
+	return n;
+}
+
+/* top -H, perf and gdb tell the loop thread apart by its name. */
+START_TEST(daemon_loop_thread_is_named_and_gone_after_stop)
+{
+	struct qphs_config cfg;
+	struct qphs_daemon *d;
+
+	hs_test_config(&cfg);
+	ck_assert_int_eq(threads_named("qphs-loop"), 0);
+	d = hs_test_serve(&cfg, 0, NULL, NULL);
+	ck_assert_int_eq(threads_named("qphs-loop"), 1);
+	ck_assert_int_eq(qphs_daemon_stop(d), 0);
+	ck_assert_int_eq(threads_named("qphs-loop"), 0);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+START_TEST(daemon_stops_promptly_with_connections_in_flight)
+{
+	struct qphs_daemon *d = NULL;
+	struct qphs_request *req;
+	struct timespec a, b;
+	char addr[64];
+	int fds[50];
+	pthread_t t;
+
+	d = hs_test_serve(NULL, HS_BIT(QPHS_HS_CONNECTION), hold, NULL);
+	snprintf(addr, sizeof(addr), "%s", hs_test_addr(d));
+	for (int i = 0; i < 50; i++)
+		fds[i] = hs_test_connect(qphs_daemon_port(d), 5);
+	pthread_create(&t, NULL, send_connection, addr);
+	req = wait_held();
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	qphs_daemon_free(d);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ck_assert_double_lt((double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9,
+			    unit_timeout(2));
+	/* The handler's late answer only frees the request. */
+	ck_assert_int_eq(qphs_request_reply(req, "{}\n", 3), QPHS_ERR_STOPPED);
+	unit_hit(QPHS_ERR_STOPPED);
+	pthread_join(t, NULL);
+	for (int i = 0; i < 50; i++)
+		close(fds[i]);
+}
+END_TEST
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* The client side runs in a child process, so only the daemon's process
+ * runs out of descriptors.  The child opens 40 idle connections, reports,
+ * and closes them all when told to. */
+static void fd_hog_child(int port_fd, int ready_fd, int go_fd)
+{
+	struct rlimit rl;
+	uint16_t port;
+	int fds[40];
+	char c = 'r';
+
+	if (read(port_fd, &port, sizeof(port)) != sizeof(port))
+		_exit(1);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	for (int i = 0; i < 40; i++)
+		fds[i] = hs_test_connect(port, 10);
+	if (write(ready_fd, &c, 1) != 1 || read(go_fd, &c, 1) != 1)
+		_exit(1);
+	for (int i = 0; i < 40; i++)
+		close(fds[i]);
+	_exit(0);
+}
+
+START_TEST(daemon_survives_running_out_of_descriptors)
+{
+	struct qphs_daemon_stats st;
+	struct qphs_daemon *d;
+	struct qphs_config cfg;
+	struct rlimit rl, saved;
+	int ready[2], go[2], portp[2], status, highest;
+	uint16_t port;
+	double cpu;
+	pid_t pid;
+	char c;
+
+	/* Fork first, so the child holds no copy of the daemon. */
+	ck_assert_int_eq(pipe(ready), 0);
+	ck_assert_int_eq(pipe(go), 0);
+	ck_assert_int_eq(pipe(portp), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		fd_hog_child(portp[0], ready[1], go[0]);
+	hs_test_config(&cfg);
+	cfg.request_timeout_ms = (int)unit_timeout(30) * 1000;
+	d = hs_test_daemon(&cfg, NULL);
+	port = qphs_daemon_port(d);
+	/* Leave the daemon room for at most 15 connections, before the child
+	 * learns where to connect. */
+	highest = dup(0);
+	close(highest);
+	getrlimit(RLIMIT_NOFILE, &rl);
+	saved = rl;
+	rl.rlim_cur = (rlim_t)highest + 15;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	ck_assert_int_eq(write(portp[1], &port, sizeof(port)), (ssize_t)sizeof(port));
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	/* The daemon holds what it could and refused the rest; now, with the
+	 * limit reached and connections still arriving, it must not spin. */
+	for (int i = 0; i < 2500; i++) {
+		qphs_daemon_stats(d, &st);
+		if (st.refused_no_fd > 0)
+			break;
+		usleep((useconds_t)(unit_timeout(1) * 2000));
+	}
+	cpu = cpu_seconds();
+	usleep(500000);
+	cpu = cpu_seconds() - cpu;
+	qphs_daemon_stats(d, &st);
+	ck_assert_msg(st.refused_no_fd > 0, "no connection was refused for lack of fds");
+	ck_assert_msg(cpu < 0.25, "%.3f s of CPU in 0.5 s while out of descriptors", cpu);
+	ck_assert_int_eq(write(go[1], "g", 1), 1);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_uint_eq(hs_test_wait_open(d, 0, 5), 0);
+	hs_test_assert_probe(d);
+	qphs_daemon_free(d);
+	/* Without CK_FORK (valgrind) the next tests share this process. */
+	setrlimit(RLIMIT_NOFILE, &saved);
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	close(portp[0]);
+	close(portp[1]);
+}
+END_TEST
+
+Suite *suite_daemon(void)
+{
+	Suite *s = suite_create("daemon");
+	TCase *tc = unit_tcase(s, "replies", 10);
+
+	tcase_add_test(tc, daemon_answers_probe_byte_exact);
+	tcase_add_test(tc, daemon_answers_notify_byte_exact);
+	tcase_add_test(tc, daemon_reply_type_follows_request_type);
+	tcase_add_test(tc, daemon_connection_without_handler_says_so_in_reply_msg);
+	tcase_add_test(tc, daemon_connection_of_wrong_shape_gets_reply_msg);
+	tcase_add_test(tc, daemon_closes_probe_of_wrong_shape);
+	tcase_add_test(tc, daemon_handler_answers_from_another_thread);
+	tcase_add_test(tc, daemon_handler_failure_becomes_reply_msg_or_close);
+	tcase_add_test(tc, daemon_picks_ports_in_the_rpc_range);
+	tcase_add_test(tc, daemon_never_raises_sigpipe);
+	tc = unit_tcase(s, "bad_frames", 20);
+	tcase_add_loop_test(tc, daemon_closes_each_bad_frame_and_keeps_serving, 0, (int)N_BAD);
+	tcase_add_test(tc, daemon_live_bytes_return_to_baseline_after_10000_bad_frames);
+	tc = unit_tcase(s, "load", 20);
+	tcase_add_test(tc, daemon_answers_200_clients_at_once);
+	tcase_add_test(tc, daemon_stalled_connections_do_not_delay_a_probe);
+	tcase_add_test(tc, daemon_closes_a_silent_client_at_the_request_deadline);
+	tcase_add_test(tc, daemon_refuses_connections_beyond_the_cap);
+	tcase_add_test(tc, daemon_reply_from_another_thread_is_counted_once_and_closed);
+	tcase_add_test(tc, daemon_delay_fault_holds_a_reply_from_another_thread);
+	tcase_add_test(tc, daemon_loop_thread_is_named_and_gone_after_stop);
+	tcase_add_test(tc, daemon_stops_promptly_with_connections_in_flight);
+	tcase_add_test(tc, daemon_survives_running_out_of_descriptors);
+	return s;
+}
