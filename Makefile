@@ -84,7 +84,7 @@ help:
 # Include paths per target (the layer rules of README's Layout): lib/ sees
 # its own folders, everything else sees lib/include only, plus its own.
 LIB_INC     := -Ilib/include -Ilib
-HARNESS_INC := -Ilib/include -Iharness -Ilib
+HARNESS_INC := -Ilib/include -Iharness
 $(BUILD)/obj/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(LIB_INC) -c $< -o $@
@@ -204,7 +204,7 @@ fuzz: deps-check $(FUZZ_BINS)
 BENCH_BINS := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(REAL_CFLAGS) $(LIB_INC) -c $< -o $@.o
+	$(CC) $(REAL_CFLAGS) -Ilib/include -c $< -o $@.o
 	$(CC) $(REAL_LDFLAGS) -o $@ $@.o $(LIBS_ALL)
 bench: deps-check all $(BENCH_BINS)
 	@if [ -x bench/run.sh ]; then bench/run.sh $(BUILD); else echo "no benchmarks yet"; fi

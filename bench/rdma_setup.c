@@ -18,6 +18,7 @@
  * Every loop is bounded in count and time.  Figures go to stdout as
  * "name value unit" lines that bench/rdma.sh reads.
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +28,7 @@
 #include <unistd.h>
 
 #include "qphs.h"
-#include "rdma/rdma_int.h"
-#include "hs/daemon_int.h" /* the loop thread, for its CPU time */
+#include "qphs/probe.h"
 
 #define QP_PROBE_CAP 2048
 #define SETUP_REPEAT 20
@@ -65,11 +65,66 @@ static void stats(const char *name, double *v, int n, const char *unit)
 	       v[n / 2], unit, name, sum / n, unit, name, v[(n * 9) / 10], unit, name, v[0], unit);
 }
 
+#define HOST_TIDS 16
 struct host {
 	struct qphs_daemon *d;
 	struct qphs_rdma *r;
 	struct qphs_context *ctx;
+	/* The library threads host_up started for a host with a daemon. */
+	int tids[HOST_TIDS], ntids;
+	char tnames[HOST_TIDS][16];
 };
+
+/* The process's threads now: TIDs, and their names when names is not NULL. */
+static int list_tasks(int *tids, char (*names)[16], int max)
+{
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	while (dir && n < max && (e = readdir(dir))) {
+		int tid = atoi(e->d_name);
+		char path[64];
+		FILE *f;
+
+		if (tid <= 0)
+			continue;
+		tids[n] = tid;
+		if (names) {
+			snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+			names[n][0] = 0;
+			if ((f = fopen(path, "r"))) {
+				if (fgets(names[n], 16, f))
+					names[n][strcspn(names[n], "\n")] = 0;
+				fclose(f);
+			}
+		}
+		n++;
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* Keeps in h the library threads that are in after[] but not in before[]. */
+static void host_threads(struct host *h, const int *before, int nb)
+{
+	int after[512], na;
+	static char names[512][16];
+
+	na = list_tasks(after, names, 512);
+	for (int i = 0; i < na && h->ntids < HOST_TIDS; i++) {
+		int old = 0;
+
+		for (int j = 0; j < nb && !old; j++)
+			old = after[i] == before[j];
+		if (old || strncmp(names[i], "qphs-", 5))
+			continue;
+		h->tids[h->ntids] = after[i];
+		memcpy(h->tnames[h->ntids], names[i], sizeof(h->tnames[0]));
+		h->tnames[h->ntids++][15] = 0;
+	}
+}
 
 static void cfg_bench(struct qphs_config *cfg)
 {
@@ -83,7 +138,7 @@ static void host_up(struct host *h, const char *dev, const char *addr, const cha
 		    const struct qphs_config *cfg)
 {
 	char err[256];
-	int rc;
+	int rc, before[512], nb = list_tasks(before, NULL, 512);
 
 	memset(h, 0, sizeof(*h));
 	if (!server) {
@@ -97,6 +152,8 @@ static void host_up(struct host *h, const char *dev, const char *addr, const cha
 		die("open", rc, qphs_rdma_errstr(h->r));
 	if (h->d && ((rc = qphs_rdma_attach(h->r, h->d)) || (rc = qphs_daemon_start(h->d))))
 		die("attach", rc, NULL);
+	if (h->d)
+		host_threads(h, before, nb);
 }
 
 static void host_down(struct host *h)
@@ -110,22 +167,20 @@ static void host_down(struct host *h)
 /* 1. QPs one process can create on dev, up to QP_PROBE_CAP. */
 static void probe_qps(const char *dev, const char *addr)
 {
-	static struct qphs__qp qps[QP_PROBE_CAP];
 	struct qphs_config cfg;
+	struct qphs_context_info ci;
+	struct qphs_qp_capacity cap;
 	struct host h;
-	int n = 0, rc = 0;
-	double t0;
+	int rc;
 
 	cfg_bench(&cfg);
 	host_up(&h, dev, addr, "probe:1", &cfg);
-	t0 = now_ms();
-	while (n < QP_PROBE_CAP && !(rc = qphs__qp_create(h.ctx, &qps[n])))
-		n++;
-	printf("qp_probe_created %d QPs\nqp_probe_limit %s\nqp_create_mean %.3f ms\n", n,
-	       n == QP_PROBE_CAP ? "cap-of-the-probe" : strerror(rc), (now_ms() - t0) / (n ? n : 1));
-	printf("qp_device_max_qp %d QPs\n", h.ctx->dev_attr.max_qp);
-	while (n > 0)
-		qphs__qp_destroy(h.ctx, &qps[--n]);
+	if ((rc = qphs_probe_qp_capacity(h.ctx, QP_PROBE_CAP, &cap)) ||
+	    (rc = qphs_context_info(h.ctx, &ci)))
+		die("QP probe", rc, NULL);
+	printf("qp_probe_created %d QPs\nqp_probe_limit %s\nqp_create_mean %.3f ms\n", cap.created,
+	       cap.limit_errno ? strerror(cap.limit_errno) : "cap-of-the-probe", cap.create_mean_ms);
+	printf("qp_device_max_qp %d QPs\n", ci.max_qp);
 	host_down(&h);
 }
 
@@ -147,12 +202,16 @@ struct phases {
 
 static void phases_add(struct phases *ph, struct qphs_endpoint *ea, struct qphs_endpoint *eb)
 {
-	const double v[PH_COUNT] = {ea->create_ms, ea->tcp_ms, ea->rpc_ms, ea->setup_ms,
-				    ea->ack_connect_ms, ea->ack_ms, eb->queue_ms, eb->create_ms,
-				    eb->passive_setup_ms};
+	static struct qphs_endpoint_info ia, ib;
+	int rc;
 
 	if (!ph)
 		return;
+	if ((rc = qphs_endpoint_info(ea, &ia)) || (rc = qphs_endpoint_info(eb, &ib)))
+		die("endpoint info", rc, NULL);
+	const double v[PH_COUNT] = {ia.qp_take_ms, ia.tcp_connect_ms, ia.rpc_ms, ia.setup_ms,
+				    ia.ack_tcp_connect_ms, ia.ack_ms, ib.worker_wait_ms,
+				    ib.qp_take_ms, ib.passive_setup_ms};
 	for (int i = 0; i < PH_COUNT; i++)
 		ph->sum[i] += v[i];
 	ph->n++;
@@ -169,7 +228,7 @@ static void phases_print(const char *tag, const struct phases *ph)
  * inside the timed part. */
 static void pools_ready(struct qphs_context *a, struct qphs_context *b)
 {
-	if (qphs__qp_pool_fill(a, 120000) || qphs__qp_pool_fill(b, 120000))
+	if (qphs_context_fill_qp_pool(a, 120000) || qphs_context_fill_qp_pool(b, 120000))
 		die("QP pool did not fill in 120 s", QPHS_ERR_BUSY, NULL);
 }
 
@@ -306,33 +365,59 @@ static void cpu_mark(struct cpu_mark *m)
 static struct cpu_mark cpu_at[2];
 
 /* CPU time of the server's own threads during a phase: whether its daemon
- * loop, ACK thread or workers are what the connections wait for. */
-static double thread_ms(pthread_t t)
+ * loop, ACK thread or workers are what the connections wait for.  The
+ * threads are found by name (/proc/self/task/TID/comm: the library names
+ * them), and told from the clients' by being the ones host_up started for
+ * the server (struct host's tids); their CPU time is schedstat's first
+ * field (ns on CPU), or utime + stime of stat where schedstat is absent. */
+static double task_ms(int tid)
 {
-	clockid_t c;
-	struct timespec ts;
+	char path[64];
+	unsigned long long ns, ut, st;
+	FILE *f;
+	int ok;
 
-	if (pthread_getcpuclockid(t, &c) || clock_gettime(c, &ts))
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+	if ((f = fopen(path, "r"))) {
+		ok = fscanf(f, "%llu", &ns) == 1;
+		fclose(f);
+		if (ok)
+			return (double)ns / 1e6;
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	if (!(f = fopen(path, "r")))
 		return -1;
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	/* comm may hold spaces: the fields after it start after the last ')'. */
+	char line[1024], *p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+			 &st) != 2)
+		return -1;
+	return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
 }
 
-static double srv_at[2][8];
+static double srv_at[2][HOST_TIDS];
 
 static void srv_mark(struct host *b, int k)
 {
-	srv_at[k][0] = thread_ms(b->d->thread);
-	srv_at[k][1] = thread_ms(b->r->ack_thread);
-	for (int i = 0; i < b->r->nworkers && i < 6; i++)
-		srv_at[k][2 + i] = thread_ms(b->r->workers[i]);
+	for (int i = 0; i < b->ntids; i++)
+		srv_at[k][i] = task_ms(b->tids[i]);
 }
 
 static void srv_print(const char *ptag, struct host *b)
 {
-	printf("%sserver_loop_thread_cpu %.1f ms\n%sserver_ack_thread_cpu %.1f ms\n", ptag,
-	       srv_at[1][0] - srv_at[0][0], ptag, srv_at[1][1] - srv_at[0][1]);
-	for (int i = 0; i < b->r->nworkers && i < 6; i++)
-		printf("%sserver_worker%d_cpu %.1f ms\n", ptag, i, srv_at[1][2 + i] - srv_at[0][2 + i]);
+	int w = 0;
+
+	for (int i = 0; i < b->ntids; i++) {
+		double ms = srv_at[1][i] - srv_at[0][i];
+
+		if (!strcmp(b->tnames[i], "qphs-loop"))
+			printf("%sserver_loop_thread_cpu %.1f ms\n", ptag, ms);
+		else if (!strcmp(b->tnames[i], "qphs-ack"))
+			printf("%sserver_ack_thread_cpu %.1f ms\n", ptag, ms);
+		else if (!strcmp(b->tnames[i], "qphs-worker") && w < 6)
+			printf("%sserver_worker%d_cpu %.1f ms\n", ptag, w++, ms);
+	}
 }
 
 /* Waits (bounded: 15 s) until the guest's CPUs are quiet: the teardown of
@@ -494,43 +579,16 @@ static void phase(const char *const d[2], const char *const ad[2],
 static void transitions(struct host *a, struct host *b, int m)
 {
 	double *v[4];
-	struct qphs__rtr_params p = {.sgid_index = a->ctx->gid_index, .rd_atomic = 16,
-				     .path_mtu = IBV_MTU_1024};
-	struct qphs__qp qa, qb;
-	int skipped;
+	int rc;
 
 	for (int s = 0; s < 4; s++)
 		v[s] = calloc((size_t)m, sizeof(double));
-	for (int i = 0; i < m; i++) {
-		double t;
-
-		if (qphs__qp_create(a->ctx, &qa) || qphs__qp_create(b->ctx, &qb))
-			die("create", QPHS_ERR_CREATE_QP, NULL);
-		p.dgid = b->ctx->gid;
-		p.dest_qpn = qb.qp->qp_num;
-		t = now_ms();
-		if (qphs__qp_to_init(a->ctx, &qa))
-			die("init", QPHS_ERR_MODIFY_QP, NULL);
-		v[1][i] = (now_ms() - t) * 1e3;
-		t = now_ms();
-		if (qphs__qp_to_rtr(a->ctx, &qa, &p))
-			die("rtr", QPHS_ERR_MODIFY_QP, NULL);
-		v[2][i] = (now_ms() - t) * 1e3;
-		t = now_ms();
-		if (qphs__qp_to_rts(a->ctx, &qa, 16))
-			die("rts", QPHS_ERR_MODIFY_QP, NULL);
-		v[3][i] = (now_ms() - t) * 1e3;
-		t = now_ms();
-		if (qphs__qp_to_reset(a->ctx, &qa, 1, &skipped))
-			die("reset", QPHS_ERR_MODIFY_QP, NULL);
-		v[0][i] = (now_ms() - t) * 1e3;
-		qphs__qp_destroy(a->ctx, &qa);
-		qphs__qp_destroy(b->ctx, &qb);
-	}
-	stats("modify_qp_rts_to_reset", v[0], m, "us");
-	stats("modify_qp_reset_to_init", v[1], m, "us");
-	stats("modify_qp_init_to_rtr", v[2], m, "us");
-	stats("modify_qp_rtr_to_rts", v[3], m, "us");
+	if ((rc = qphs_probe_transition_us(a->ctx, b->ctx, m, v)))
+		die("modify_qp", rc, NULL);
+	stats("modify_qp_rts_to_reset", v[QPHS_TR_RESET], m, "us");
+	stats("modify_qp_reset_to_init", v[QPHS_TR_INIT], m, "us");
+	stats("modify_qp_init_to_rtr", v[QPHS_TR_RTR], m, "us");
+	stats("modify_qp_rtr_to_rts", v[QPHS_TR_RTS], m, "us");
 	for (int s = 0; s < 4; s++)
 		free(v[s]);
 }

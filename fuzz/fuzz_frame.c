@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "qphs/error.h"
-#include "codec/wire.h"
+#include "qphs/frame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -49,10 +49,10 @@ static uint64_t le64(const uint8_t *p)
 }
 
 /* A frame that ended at stream offset `end` and began at `start`. */
-static void check_frame(const struct qphs__frame *f, const uint8_t *data, size_t start,
+static void check_frame(const struct qphs_frame *f, const uint8_t *data, size_t start,
 			size_t end, struct outcome *o)
 {
-	size_t hdr = f->type == QPHS_MSG_OLD_PROTOCOL ? 8 : 9;
+	size_t hdr = f->type == QPHS_HS_OLD_PROTOCOL ? 8 : 9;
 	uint8_t *again;
 	size_t again_len;
 
@@ -65,7 +65,7 @@ static void check_frame(const struct qphs__frame *f, const uint8_t *data, size_t
 		CHECK(f->type >= 0 && f->type <= 3 && data[start + 8] == f->type);
 	else
 		CHECK(data[start + 8] >= 0x04 && data[start + 8] <= 0x7f);
-	CHECK(qphs__frame_encode(f->type, f->json, f->json_len, &again, &again_len) == 0);
+	CHECK(qphs_frame_encode(f->type, f->json, f->json_len, &again, &again_len) == 0);
 	CHECK(again_len == end - start && memcmp(again, data + start, again_len) == 0);
 	free(again);
 	o->frames++;
@@ -73,31 +73,31 @@ static void check_frame(const struct qphs__frame *f, const uint8_t *data, size_t
 }
 
 /* Offers data[off..off+n) until it is used up or the decoder fails. */
-static int feed_chunk(struct qphs__decoder *d, const uint8_t *data, size_t *frame_start,
+static int feed_chunk(struct qphs_decoder *d, const uint8_t *data, size_t *frame_start,
 		      size_t off, size_t n, struct outcome *o)
 {
 	while (n > 0) {
-		struct qphs__frame f;
-		ssize_t used = qphs__decoder_feed(d, data + off, n);
+		struct qphs_frame f;
+		ssize_t used = qphs_decoder_feed(d, data + off, n);
 
 		if (used < 0) {
 			/* Sticky: the same error again, and from eof. */
-			CHECK(qphs__decoder_feed(d, data + off, n) == used);
-			CHECK(qphs__decoder_eof(d) == used);
-			CHECK(!qphs__decoder_frame(d, &f));
+			CHECK(qphs_decoder_feed(d, data + off, n) == used);
+			CHECK(qphs_decoder_eof(d) == used);
+			CHECK(!qphs_decoder_frame(d, &f));
 			return (int)used;
 		}
 		CHECK(used > 0 && (size_t)used <= n);
 		off += (size_t)used;
 		n -= (size_t)used;
 		o->consumed += (size_t)used;
-		if (qphs__decoder_frame(d, &f)) {
+		if (qphs_decoder_frame(d, &f)) {
 			check_frame(&f, data, *frame_start, off, o);
-			CHECK(qphs__decoder_buffered(d) == 0);
+			CHECK(qphs_decoder_buffered(d) == 0);
 			*frame_start = off;
 		} else {
 			CHECK(n == 0); /* feed stops early only at a frame's end */
-			CHECK(qphs__decoder_buffered(d) == off - *frame_start);
+			CHECK(qphs_decoder_buffered(d) == off - *frame_start);
 		}
 	}
 	return 0;
@@ -105,7 +105,7 @@ static int feed_chunk(struct qphs__decoder *d, const uint8_t *data, size_t *fram
 
 static void run(const uint8_t *data, size_t size, int chunked, struct outcome *o)
 {
-	struct qphs__decoder *d = qphs__decoder_new(0);
+	struct qphs_decoder *d = qphs_decoder_new(0);
 	uint64_t state = mix(0xcbf29ce484222325ull, data, size) | 1;
 	size_t off = 0, frame_start = 0;
 
@@ -123,7 +123,7 @@ static void run(const uint8_t *data, size_t size, int chunked, struct outcome *o
 		off += n;
 	}
 	if (o->err == 0) {
-		o->err = qphs__decoder_eof(d);
+		o->err = qphs_decoder_eof(d);
 		CHECK(o->err == 0 || o->err == QPHS_ERR_FRAME_TRUNCATED);
 		CHECK((o->err != 0) == (frame_start < size));
 	} else {
@@ -131,9 +131,9 @@ static void run(const uint8_t *data, size_t size, int chunked, struct outcome *o
 		      o->err == QPHS_ERR_FRAME_BAD_TYPE || o->err == QPHS_ERR_FRAME_EMPTY_BODY ||
 		      o->err == QPHS_ERR_MEMORY);
 	}
-	qphs__decoder_reset(d);
-	CHECK(qphs__decoder_buffered(d) == 0 && qphs__decoder_eof(d) == 0);
-	qphs__decoder_free(d);
+	qphs_decoder_reset(d);
+	CHECK(qphs_decoder_buffered(d) == 0 && qphs_decoder_eof(d) == 0);
+	qphs_decoder_free(d);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

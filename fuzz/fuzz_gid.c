@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec/desc.h"
+#include "qphs/body.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -14,11 +14,11 @@ static void check_host_port(const char *s)
 	char host[256], host2[256], name[300];
 	uint16_t port, port2;
 
-	if (qphs__parse_host_port(s, host, sizeof(host), &port, 12001))
+	if (qphs_parse_host_port(s, host, sizeof(host), &port, 12001))
 		return;
-	if (qphs__format_host_port(host, port, name, sizeof(name)))
+	if (qphs_format_host_port(host, port, name, sizeof(name)))
 		return; /* e.g. a host with '%' but no ':' that is not IPv6 */
-	if (qphs__parse_host_port(name, host2, sizeof(host2), &port2, 1))
+	if (qphs_parse_host_port(name, host2, sizeof(host2), &port2, 1))
 		return; /* hosts like "a]b" have no round trip; not a crash */
 	if (port != port2 || strcmp(host, host2))
 		if (strchr(host, ':')) /* bracketed IPv6 must come back */
@@ -34,13 +34,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0';
-	if (qphs__gid_parse(s, gid) == 0) {
-		qphs__gid_format(gid, text);
-		if (strlen(text) != QPHS_GID_STR_LEN || qphs__gid_parse(text, back) ||
+	if (qphs_gid_parse(s, gid) == 0) {
+		qphs_gid_format(gid, text);
+		if (strlen(text) != QPHS_GID_STR_LEN || qphs_gid_parse(text, back) ||
 		    memcmp(gid, back, 16))
 			abort();
 	}
-	if (qphs__nic_path_split(s, &server, &device) == 0) {
+	if (qphs_nic_path_split(s, &server, &device) == 0) {
 		check_host_port(server);
 		free(server);
 		free(device);

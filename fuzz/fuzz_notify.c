@@ -4,29 +4,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec/desc.h"
+#include "qphs/body.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct qphs__notify n, again;
+	struct qphs_notify n, again;
 	char *e1, *e2, err[256];
 	size_t n1, n2;
 
-	(void)qphs__probe_parse((const char *)data, size, err, sizeof(err));
-	if (qphs__notify_parse((const char *)data, size, &n, err, sizeof(err)))
+	(void)qphs_probe_parse((const char *)data, size, err, sizeof(err));
+	if (qphs_notify_parse((const char *)data, size, &n, err, sizeof(err)))
 		return 0;
-	if (qphs__notify_encode(&n, &e1, &n1))
+	if (qphs_notify_encode(&n, &e1, &n1))
 		abort();
-	qphs__notify_clear(&n);
-	if (qphs__notify_parse(e1, n1, &again, err, sizeof(err)))
+	qphs_notify_clear(&n);
+	if (qphs_notify_parse(e1, n1, &again, err, sizeof(err)))
 		abort();
-	if (qphs__notify_encode(&again, &e2, &n2))
+	if (qphs_notify_encode(&again, &e2, &n2))
 		abort();
 	if (n1 != n2 || memcmp(e1, e2, n1))
 		abort();
-	qphs__notify_clear(&again);
+	qphs_notify_clear(&again);
 	free(e1);
 	free(e2);
 	return 0;

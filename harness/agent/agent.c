@@ -10,7 +10,7 @@
 
 #include "agent.h"
 #include "cli/cli.h"
-#include "codec/desc.h"
+#include "qphs/body.h"
 
 #define LINE_MAX_BYTES 65536
 
@@ -80,7 +80,7 @@ static int parse_args(int argc, char **argv, struct agent *a, const char **confi
 		return qplab_usage_error("agent: unexpected argument '%s'", argv[optind]);
 	if (!a->host || !a->device || !a->listen)
 		return qplab_usage_error("agent: --host, --device and --listen are required");
-	if (qphs__parse_host_port(a->listen, a->addr, sizeof(a->addr), &a->port, 0) != 0 || !a->port)
+	if (qphs_parse_host_port(a->listen, a->addr, sizeof(a->addr), &a->port, 0) != 0 || !a->port)
 		return qplab_usage_error("agent: --listen: want ADDR:PORT, got '%s'", a->listen);
 	return 0;
 }

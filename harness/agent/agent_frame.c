@@ -17,7 +17,7 @@
 
 #include "agent.h"
 #include "hs/bad_frame.h"
-#include "codec/desc.h"
+#include "qphs/body.h"
 
 #define REPLY_HEX_MAX 512 /* bytes of the daemon's answer shown as hex */
 
@@ -71,7 +71,7 @@ static int dial(const char *addr, int ms, char *err, size_t errlen)
 	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
 	int fd = -1;
 
-	if (qphs__parse_host_port(addr, host, sizeof(host), &p, 0) || !p) {
+	if (qphs_parse_host_port(addr, host, sizeof(host), &p, 0) || !p) {
 		snprintf(err, errlen, "raw_frame: bad address \"%s\"", addr);
 		return -1;
 	}

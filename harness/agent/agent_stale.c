@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "agent.h"
-#include "codec/desc.h"
+#include "qphs/body.h"
 
 #define MAX_EPS 64
 
@@ -67,26 +67,26 @@ void agent_track_qpsets(struct agent *a)
 /* Our ready-ACK for peer with the old QP numbers, as JSON (malloc'd). */
 static int stale_ack_json(struct agent *a, const struct agent_qpset *s, char **json, size_t *len)
 {
-	struct qphs__hs_desc d;
+	struct qphs_hs_desc d;
 	struct qphs_context_info ci;
-	int rc = qphs__hs_desc_init(&d);
+	int rc = qphs_hs_desc_init(&d);
 
 	if (rc)
 		return rc;
 	qphs_context_info(a->ctx, &ci);
 	d.qp_num = calloc((size_t)s->nprev, sizeof(uint32_t));
-	if (!d.qp_num || qphs__desc_set_str(&d.local_nic_path, ci.nic_path) ||
-	    qphs__desc_set_str(&d.peer_nic_path, s->peer) ||
-	    qphs__desc_set_str(&d.local_gid, ci.gid)) {
-		qphs__hs_desc_clear(&d);
+	if (!d.qp_num || qphs_desc_set_str(&d.local_nic_path, ci.nic_path) ||
+	    qphs_desc_set_str(&d.peer_nic_path, s->peer) ||
+	    qphs_desc_set_str(&d.local_gid, ci.gid)) {
+		qphs_hs_desc_clear(&d);
 		return QPHS_ERR_MEMORY;
 	}
 	memcpy(d.qp_num, s->prev, (size_t)s->nprev * sizeof(uint32_t));
 	d.qp_count = (size_t)s->nprev;
 	d.local_lid = ci.lid;
 	d.has_ready_ack = d.ready_ack = true;
-	rc = qphs__hs_desc_encode(&d, json, len);
-	qphs__hs_desc_clear(&d);
+	rc = qphs_hs_desc_encode(&d, json, len);
+	qphs_hs_desc_clear(&d);
 	return rc;
 }
 
@@ -104,7 +104,7 @@ static int send_ack(struct agent *a, const char *peer, const char *json, size_t 
 		    char *recv, size_t recvlen, char *err, size_t errlen)
 {
 	struct qphs_client_result res;
-	struct qphs__hs_desc reply;
+	struct qphs_hs_desc reply;
 	struct qphs_config cfg = a->cfg;
 	char server[320];
 	int rc;
@@ -116,9 +116,9 @@ static int send_ack(struct agent *a, const char *peer, const char *json, size_t 
 				 cfg.old_protocol ? QPHS_HS_OLD_PROTOCOL : QPHS_HS_CONNECTION, json, len,
 				 &res);
 	snprintf(err, errlen, "%s", res.errstr);
-	if (res.reply && qphs__hs_desc_parse(res.reply, res.reply_len, &reply, NULL, 0) == 0) {
+	if (res.reply && qphs_hs_desc_parse(res.reply, res.reply_len, &reply, NULL, 0) == 0) {
 		snprintf(recv, recvlen, "%s", reply.reply_msg);
-		qphs__hs_desc_clear(&reply);
+		qphs_hs_desc_clear(&reply);
 	}
 	free(res.reply);
 	return rc;

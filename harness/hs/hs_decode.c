@@ -13,10 +13,10 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
-#include "codec/desc.h"
+#include "qphs/body.h"
 #include "hs_codec.h"
 #include "qphs.h"
-#include "codec/wire.h"
+#include "qphs/frame.h"
 
 static void decode_usage(FILE *out)
 {
@@ -102,7 +102,7 @@ static int parse_decode_args(int argc, char **argv, uint64_t *max_length)
 }
 
 struct decode_run {
-	struct qphs__decoder *dec;
+	struct qphs_decoder *dec;
 	unsigned long frame_no;  /* 1-based number of the frame being read */
 	uint64_t frame_start;    /* its offset in the input */
 	uint64_t offset;         /* bytes of input consumed so far */
@@ -121,19 +121,19 @@ static int bad_frame(const struct decode_run *r, int code, const char *detail)
 }
 
 /* Checks that the frame's body is one JSON value, then prints it. */
-static int print_frame(const struct decode_run *r, const struct qphs__frame *f)
+static int print_frame(const struct decode_run *r, const struct qphs_frame *f)
 {
 	struct json_object *obj = NULL;
 	char err[512] = "";
 	size_t len = f->json_len;
-	int rc = qphs__json_parse(f->json, f->json_len, &obj, err, sizeof(err));
+	int rc = qphs_json_parse(f->json, f->json_len, &obj, err, sizeof(err));
 
 	if (rc)
 		return bad_frame(r, rc, err);
 	json_object_put(obj);
 	while (len > 0 && strchr(" \t\r\n", f->json[len - 1]))
 		len--;
-	printf("%s\n", qphs__msg_type_name(f->type));
+	printf("%s\n", qphs_msg_type_name(f->type));
 	fwrite(f->json, 1, len, stdout);
 	putchar('\n');
 	return QPLAB_EXIT_OK;
@@ -143,15 +143,15 @@ static int print_frame(const struct decode_run *r, const struct qphs__frame *f)
 static int decode_chunk(struct decode_run *r, const char *buf, size_t len)
 {
 	while (len > 0) {
-		struct qphs__frame f;
-		ssize_t n = qphs__decoder_feed(r->dec, buf, len);
+		struct qphs_frame f;
+		ssize_t n = qphs_decoder_feed(r->dec, buf, len);
 
 		if (n < 0)
 			return bad_frame(r, (int)n, "");
 		buf += n;
 		len -= (size_t)n;
 		r->offset += (uint64_t)n;
-		if (qphs__decoder_frame(r->dec, &f)) {
+		if (qphs_decoder_frame(r->dec, &f)) {
 			int rc = print_frame(r, &f);
 			if (rc)
 				return rc;
@@ -193,15 +193,15 @@ int hs_decode_main(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	r.dec = qphs__decoder_new(max_length);
+	r.dec = qphs_decoder_new(max_length);
 	if (!r.dec) {
 		hs_print_error("decode", QPHS_ERR_MEMORY, "");
 		return QPLAB_EXIT_FAIL;
 	}
 	rc = decode_stdin(&r);
-	if (rc == 0 && (rc = qphs__decoder_eof(r.dec)) != 0)
+	if (rc == 0 && (rc = qphs_decoder_eof(r.dec)) != 0)
 		rc = bad_frame(&r, rc, "");
-	qphs__decoder_free(r.dec);
+	qphs_decoder_free(r.dec);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "qplab hs decode: writing stdout: %s\n", strerror(errno));
 		return QPLAB_EXIT_FAIL;

@@ -15,10 +15,10 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
-#include "codec/desc.h"
+#include "qphs/body.h"
 #include "hs_codec.h"
 #include "qphs.h"
-#include "codec/wire.h"
+#include "qphs/frame.h"
 
 static void encode_usage(FILE *out)
 {
@@ -73,8 +73,8 @@ static int parse_encode_args(int argc, char **argv, struct encode_opts *o)
 	if (!type)
 		return qplab_usage_error("hs encode: --type is required "
 					 "(connection, metadata, notify or probe)");
-	o->type = qphs__msg_type_from_name(type);
-	if (o->type < QPHS_MSG_CONNECTION || o->type > QPHS_MSG_PROBE)
+	o->type = qphs_msg_type_from_name(type);
+	if (o->type < QPHS_HS_CONNECTION || o->type > QPHS_HS_PROBE)
 		return qplab_usage_error("hs encode: unknown --type '%s' "
 					 "(connection, metadata, notify or probe)", type);
 	return -1;
@@ -83,39 +83,39 @@ static int parse_encode_args(int argc, char **argv, struct encode_opts *o)
 static int reencode_connection(const char *in, size_t len, char **out, size_t *out_len,
 			       char *err, size_t errlen)
 {
-	struct qphs__hs_desc d;
-	int rc = qphs__hs_desc_parse(in, len, &d, err, errlen);
+	struct qphs_hs_desc d;
+	int rc = qphs_hs_desc_parse(in, len, &d, err, errlen);
 
 	if (rc)
 		return rc;
-	rc = qphs__hs_desc_encode(&d, out, out_len);
-	qphs__hs_desc_clear(&d);
+	rc = qphs_hs_desc_encode(&d, out, out_len);
+	qphs_hs_desc_clear(&d);
 	return rc;
 }
 
 static int reencode_metadata(const char *in, size_t len, char **out, size_t *out_len,
 			     char *err, size_t errlen)
 {
-	struct qphs__segment_desc s;
-	int rc = qphs__segment_desc_parse(in, len, &s, err, errlen);
+	struct qphs_segment_desc s;
+	int rc = qphs_segment_desc_parse(in, len, &s, err, errlen);
 
 	if (rc)
 		return rc;
-	rc = qphs__segment_desc_encode(&s, out, out_len);
-	qphs__segment_desc_clear(&s);
+	rc = qphs_segment_desc_encode(&s, out, out_len);
+	qphs_segment_desc_clear(&s);
 	return rc;
 }
 
 static int reencode_notify(const char *in, size_t len, char **out, size_t *out_len,
 			   char *err, size_t errlen)
 {
-	struct qphs__notify n;
-	int rc = qphs__notify_parse(in, len, &n, err, errlen);
+	struct qphs_notify n;
+	int rc = qphs_notify_parse(in, len, &n, err, errlen);
 
 	if (rc)
 		return rc;
-	rc = qphs__notify_encode(&n, out, out_len);
-	qphs__notify_clear(&n);
+	rc = qphs_notify_encode(&n, out, out_len);
+	qphs_notify_clear(&n);
 	return rc;
 }
 
@@ -125,10 +125,10 @@ static int reencode_probe(const char *in, size_t len, char **out, size_t *out_le
 			  char *err, size_t errlen)
 {
 	struct json_object *obj, *status;
-	int rc = qphs__probe_parse(in, len, err, errlen);
+	int rc = qphs_probe_parse(in, len, err, errlen);
 	int keys;
 
-	if (rc || (rc = qphs__json_parse(in, len, &obj, err, errlen)) != 0)
+	if (rc || (rc = qphs_json_parse(in, len, &obj, err, errlen)) != 0)
 		return rc;
 	/* probe_parse took it as an object; do not rely on that for null. */
 	keys = json_object_is_type(obj, json_type_object) ? json_object_object_length(obj) : -1;
@@ -139,7 +139,7 @@ static int reencode_probe(const char *in, size_t len, char **out, size_t *out_le
 	} else if (keys == 1 && json_object_object_get_ex(obj, "status", &status) &&
 		   json_object_is_type(status, json_type_string) &&
 		   !strcmp(json_object_get_string(status), "success")) {
-		rc = qphs__probe_reply_encode(out, out_len);
+		rc = qphs_probe_reply_encode(out, out_len);
 	} else {
 		snprintf(err, errlen, "a probe body is {} or {\"status\":\"success\"}; "
 				      "use --raw to frame anything else");
@@ -153,11 +153,11 @@ static int reencode(int type, const char *in, size_t len, char **out, size_t *ou
 		    char *err, size_t errlen)
 {
 	switch (type) {
-	case QPHS_MSG_CONNECTION:
+	case QPHS_HS_CONNECTION:
 		return reencode_connection(in, len, out, out_len, err, errlen);
-	case QPHS_MSG_METADATA:
+	case QPHS_HS_METADATA:
 		return reencode_metadata(in, len, out, out_len, err, errlen);
-	case QPHS_MSG_NOTIFY:
+	case QPHS_HS_NOTIFY:
 		return reencode_notify(in, len, out, out_len, err, errlen);
 	default:
 		return reencode_probe(in, len, out, out_len, err, errlen);
@@ -167,10 +167,10 @@ static int reencode(int type, const char *in, size_t len, char **out, size_t *ou
 /* Frames body and writes the frame to stdout; returns the exit code. */
 static int write_frame(const struct encode_opts *o, const char *body, size_t len)
 {
-	int type = o->old_protocol ? QPHS_MSG_OLD_PROTOCOL : o->type;
+	int type = o->old_protocol ? QPHS_HS_OLD_PROTOCOL : o->type;
 	uint8_t *frame;
 	size_t frame_len;
-	int rc = qphs__frame_encode(type, body, len, &frame, &frame_len);
+	int rc = qphs_frame_encode(type, body, len, &frame, &frame_len);
 
 	if (rc) {
 		hs_print_error("encode", rc,

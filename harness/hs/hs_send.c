@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "qphs.h"
-#include "codec/wire.h"
+#include "qphs/frame.h"
 
 static void send_usage(FILE *out)
 {
@@ -100,7 +100,7 @@ static int parse_args(int argc, char **argv, struct send_args *a)
 		case 'v': a->verbose = 1; break;
 		case 'h': send_usage(stdout); return -1;
 		case 'y':
-			a->type = qphs__msg_type_from_name(optarg);
+			a->type = qphs_msg_type_from_name(optarg);
 			if (a->type < 0 || a->type > QPHS_HS_PROBE)
 				return qplab_usage_error("--type: '%s' is not probe, notify, "
 							 "metadata or connection", optarg);

@@ -11,10 +11,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "codec/desc.h"
+#include "qphs/body.h"
 #include "qphs.h"
-#include "hs/request.h"
-#include "codec/wire.h"
+#include "qphs/frame.h"
 
 #define SERVE_QPN_BASE 1000u /* the built-in reply's QP numbers: 1000, 1001, ... */
 #define SERVE_GID "00:00:00:00:00:00:00:00:00:00:ff:ff:7f:00:00:01"
@@ -65,18 +64,18 @@ static void serve_usage(FILE *out)
 }
 
 /* The built-in Connection answer: the request's paths swapped, fixed QPs. */
-static int builtin_connection(const struct qphs__hs_desc *asked, const char *reply_msg,
+static int builtin_connection(const struct qphs_hs_desc *asked, const char *reply_msg,
 			      char **out, size_t *len)
 {
-	struct qphs__hs_desc rep;
-	int rc = qphs__hs_desc_init(&rep);
+	struct qphs_hs_desc rep;
+	int rc = qphs_hs_desc_init(&rep);
 
 	if (rc)
 		return rc;
 	if (asked->qp_count) {
 		rep.qp_num = calloc(asked->qp_count, sizeof(*rep.qp_num));
 		if (!rep.qp_num) {
-			qphs__hs_desc_clear(&rep);
+			qphs_hs_desc_clear(&rep);
 			return QPHS_ERR_MEMORY;
 		}
 		for (size_t i = 0; i < asked->qp_count; i++)
@@ -85,23 +84,23 @@ static int builtin_connection(const struct qphs__hs_desc *asked, const char *rep
 	}
 	rep.has_ready_ack = asked->has_ready_ack;
 	rep.ready_ack = asked->ready_ack;
-	rc = qphs__desc_set_str(&rep.local_nic_path, asked->peer_nic_path);
+	rc = qphs_desc_set_str(&rep.local_nic_path, asked->peer_nic_path);
 	if (!rc)
-		rc = qphs__desc_set_str(&rep.peer_nic_path, asked->local_nic_path);
+		rc = qphs_desc_set_str(&rep.peer_nic_path, asked->local_nic_path);
 	if (!rc)
-		rc = qphs__desc_set_str(&rep.local_gid, SERVE_GID);
+		rc = qphs_desc_set_str(&rep.local_gid, SERVE_GID);
 	if (!rc)
-		rc = qphs__desc_set_str(&rep.reply_msg, reply_msg);
+		rc = qphs_desc_set_str(&rep.reply_msg, reply_msg);
 	if (!rc)
-		rc = qphs__hs_desc_encode(&rep, out, len);
-	qphs__hs_desc_clear(&rep);
+		rc = qphs_hs_desc_encode(&rep, out, len);
+	qphs_hs_desc_clear(&rep);
 	return rc;
 }
 
 static void answer_connection(struct serve *s, struct qphs_request *req)
 {
 	/* The daemon parsed and checked the body already. */
-	const struct qphs__hs_desc *asked = qphs__request_desc(req);
+	const struct qphs_hs_desc *asked = qphs_request_desc(req);
 	int reject = s->fault.kind == QPHS_FAULT_REJECT;
 	char *body = NULL;
 	size_t len;
@@ -128,7 +127,7 @@ static void on_request(struct qphs_request *req, void *user)
 	while (shown > 0 && json[shown - 1] == '\n')
 		shown--;
 	fprintf(stderr, "hs serve: %s request from %s, %zu bytes: %.*s%s\n",
-		qphs__msg_type_name(type), qphs_request_peer(req), len, shown, json,
+		qphs_msg_type_name(type), qphs_request_peer(req), len, shown, json,
 		len > 200 ? "..." : "");
 	switch (type) {
 	case QPHS_HS_PROBE:
@@ -233,7 +232,7 @@ static int setup(struct serve_args *a, struct serve *s)
 		s->reply = slurp(a->reply, &s->reply_len);
 		if (!s->reply)
 			return qplab_usage_error("--reply %s: %s", a->reply, strerror(errno));
-		if (qphs__json_parse(s->reply, s->reply_len, &obj, err, sizeof(err)) != 0)
+		if (qphs_json_parse(s->reply, s->reply_len, &obj, err, sizeof(err)) != 0)
 			return qplab_usage_error("--reply %s: %s", a->reply, err);
 		json_object_put(obj);
 	}
@@ -290,7 +289,7 @@ int hs_serve_main(int argc, char **argv)
 	rc = parse_serve_args(argc, argv, &a);
 	if (rc)
 		return rc < 0 ? QPLAB_EXIT_OK : rc;
-	if (qphs__parse_host_port(a.listen, host, sizeof(host), &port, 0) != 0)
+	if (qphs_parse_host_port(a.listen, host, sizeof(host), &port, 0) != 0)
 		return qplab_usage_error("--listen: want HOST:PORT, got '%s'", a.listen);
 	qplab_log_to_stderr(a.verbose);
 	rc = setup(&a, &s);

@@ -8,8 +8,8 @@
 #include <sys/utsname.h>
 
 #include "cli/cli.h"
+#include "qphs/config.h"
 #include "quirks.h"
-#include "rdma/verbs.h"
 
 static void usage(FILE *out)
 {
@@ -32,7 +32,7 @@ static void usage(FILE *out)
 		"  --quirk NAME        probe through a quirk profile: shows what it fakes on top\n"
 		"                      of the real driver; repeatable, 'none' = the real driver\n"
 		"                      (one run, table or JSON line, each).  Profiles:");
-	for (const char *const *p = qphs__quirk_profiles; *p; p++)
+	for (const char *const *p = qphs_quirk_profiles(); *p; p++)
 		fprintf(out, " %s", *p);
 	fprintf(out,
 		"\n"
@@ -122,7 +122,7 @@ static int known_quirk(const char *q)
 {
 	if (!q[0])
 		return 1;
-	for (const char *const *p = qphs__quirk_profiles; *p; p++)
+	for (const char *const *p = qphs_quirk_profiles(); *p; p++)
 		if (!strcmp(*p, q))
 			return 1;
 	return 0;
@@ -184,7 +184,7 @@ int cmd_quirks(int argc, char **argv)
 			return QPLAB_EXIT_OK;
 		}
 		if (!strcmp(argv[i], "--list-profiles")) {
-			for (const char *const *p = qphs__quirk_profiles; *p; p++)
+			for (const char *const *p = qphs_quirk_profiles(); *p; p++)
 				puts(*p);
 			return QPLAB_EXIT_OK;
 		}

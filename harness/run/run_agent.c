@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "codec/desc.h"
+#include "qphs/body.h"
 #include "qphs/error.h"
 #include "run.h"
 #include "run_spawn.h"
@@ -60,7 +60,7 @@ static void lab_gid(json_object *cfg, const struct run_host *h)
 	} else if (strcmp(json_object_get_string(g), "zero")) {
 		return;
 	}
-	qphs__gid_format(raw, s);
+	qphs_gid_format(raw, s);
 	json_object_object_add(adv, "gid", json_object_new_string(s));
 }
 

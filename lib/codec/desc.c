@@ -4,7 +4,7 @@
 
 #include <json-c/json.h>
 
-#include "desc.h"
+#include "qphs/body.h"
 #include "jsonr.h"
 #include "jsonw.h"
 #include "qphs/error.h"
@@ -13,7 +13,7 @@
 static const char *const extra_keys[] = {"barex_port", "cxi_addr", "efa_addr", "jetty_num"};
 #define N_EXTRA (sizeof(extra_keys) / sizeof(extra_keys[0]))
 
-int qphs__desc_set_str(char **field, const char *value)
+int qphs_desc_set_str(char **field, const char *value)
 {
 	char *copy = strdup(value ? value : "");
 
@@ -24,26 +24,26 @@ int qphs__desc_set_str(char **field, const char *value)
 	return 0;
 }
 
-static char **hs_strings(struct qphs__hs_desc *d, size_t i)
+static char **hs_strings(struct qphs_hs_desc *d, size_t i)
 {
 	char **f[] = {&d->local_nic_path, &d->local_gid, &d->peer_nic_path, &d->reply_msg,
 		      &d->payload};
 	return i < sizeof(f) / sizeof(f[0]) ? f[i] : NULL;
 }
 
-int qphs__hs_desc_init(struct qphs__hs_desc *d)
+int qphs_hs_desc_init(struct qphs_hs_desc *d)
 {
 	memset(d, 0, sizeof(*d));
 	for (size_t i = 0; hs_strings(d, i); i++) {
-		if (qphs__desc_set_str(hs_strings(d, i), "")) {
-			qphs__hs_desc_clear(d);
+		if (qphs_desc_set_str(hs_strings(d, i), "")) {
+			qphs_hs_desc_clear(d);
 			return QPHS_ERR_MEMORY;
 		}
 	}
 	return 0;
 }
 
-void qphs__hs_desc_clear(struct qphs__hs_desc *d)
+void qphs_hs_desc_clear(struct qphs_hs_desc *d)
 {
 	for (size_t i = 0; hs_strings(d, i); i++)
 		free(*hs_strings(d, i));
@@ -52,14 +52,14 @@ void qphs__hs_desc_clear(struct qphs__hs_desc *d)
 	memset(d, 0, sizeof(*d));
 }
 
-int qphs__hs_desc_copy(struct qphs__hs_desc *dst, const struct qphs__hs_desc *src)
+int qphs_hs_desc_copy(struct qphs_hs_desc *dst, const struct qphs_hs_desc *src)
 {
-	struct qphs__hs_desc *s = (struct qphs__hs_desc *)src;
+	struct qphs_hs_desc *s = (struct qphs_hs_desc *)src;
 
-	if (qphs__hs_desc_init(dst))
+	if (qphs_hs_desc_init(dst))
 		return QPHS_ERR_MEMORY;
 	for (size_t i = 0; hs_strings(dst, i); i++)
-		if (qphs__desc_set_str(hs_strings(dst, i), *hs_strings(s, i)))
+		if (qphs_desc_set_str(hs_strings(dst, i), *hs_strings(s, i)))
 			goto fail;
 	if (src->qp_count) {
 		dst->qp_num = malloc(src->qp_count * sizeof(*dst->qp_num));
@@ -76,11 +76,11 @@ int qphs__hs_desc_copy(struct qphs__hs_desc *dst, const struct qphs__hs_desc *sr
 		goto fail;
 	return 0;
 fail:
-	qphs__hs_desc_clear(dst);
+	qphs_hs_desc_clear(dst);
 	return QPHS_ERR_MEMORY;
 }
 
-static int read_ready_ack(struct json_object *obj, struct qphs__hs_desc *d, char *err,
+static int read_ready_ack(struct json_object *obj, struct qphs_hs_desc *d, char *err,
 			  size_t errlen)
 {
 	struct json_object *v = NULL;
@@ -97,7 +97,7 @@ static int read_ready_ack(struct json_object *obj, struct qphs__hs_desc *d, char
 	return 0;
 }
 
-static int read_path_mtu(struct json_object *obj, struct qphs__hs_desc *d, char *err,
+static int read_path_mtu(struct json_object *obj, struct qphs_hs_desc *d, char *err,
 			 size_t errlen)
 {
 	struct json_object *v = qphs__jr_get(obj, "qphs_path_mtu");
@@ -125,7 +125,7 @@ static int read_path_mtu(struct json_object *obj, struct qphs__hs_desc *d, char 
 
 /* local_gid follows Mooncake's isString() rule: a number or bool there reads
  * as "" (not stringified); an array or object is refused like elsewhere. */
-static int read_gid(struct json_object *obj, struct qphs__hs_desc *d, char *err, size_t errlen)
+static int read_gid(struct json_object *obj, struct qphs_hs_desc *d, char *err, size_t errlen)
 {
 	struct json_object *v = qphs__jr_get(obj, "local_gid");
 	enum json_type t = json_object_get_type(v);
@@ -135,7 +135,7 @@ static int read_gid(struct json_object *obj, struct qphs__hs_desc *d, char *err,
 	return qphs__jr_string(v, "local_gid", &d->local_gid, err, errlen);
 }
 
-static int read_extra(struct json_object *obj, struct qphs__hs_desc *d)
+static int read_extra(struct json_object *obj, struct qphs_hs_desc *d)
 {
 	for (size_t i = 0; i < N_EXTRA; i++) {
 		struct json_object *v = NULL;
@@ -150,7 +150,7 @@ static int read_extra(struct json_object *obj, struct qphs__hs_desc *d)
 	return 0;
 }
 
-static int read_hs(struct json_object *obj, struct qphs__hs_desc *d, char *err, size_t errlen)
+static int read_hs(struct json_object *obj, struct qphs_hs_desc *d, char *err, size_t errlen)
 {
 	static const char *const keys[] = {"local_nic_path", "", "peer_nic_path", "reply_msg",
 					   "payload"};
@@ -195,30 +195,30 @@ static int need_object(struct json_object *obj, char *err, size_t errlen)
 			     "body is %s, not a JSON object", names[json_object_get_type(obj)]);
 }
 
-int qphs__hs_desc_from_json(struct json_object *obj, struct qphs__hs_desc *out, char *err,
+static int hs_desc_from_json(struct json_object *obj, struct qphs_hs_desc *out, char *err,
 			    size_t errlen)
 {
 	int rc = need_object(obj, err, errlen);
 
 	if (rc)
 		return rc;
-	if (qphs__hs_desc_init(out))
+	if (qphs_hs_desc_init(out))
 		return QPHS_ERR_MEMORY;
 	rc = read_hs(obj, out, err, errlen);
 	if (rc)
-		qphs__hs_desc_clear(out);
+		qphs_hs_desc_clear(out);
 	return rc;
 }
 
-int qphs__hs_desc_parse(const char *json, size_t json_len, struct qphs__hs_desc *out,
+int qphs_hs_desc_parse(const char *json, size_t json_len, struct qphs_hs_desc *out,
 			char *err, size_t errlen)
 {
 	struct json_object *obj;
-	int rc = qphs__json_parse(json, json_len, &obj, err, errlen);
+	int rc = qphs_json_parse(json, json_len, &obj, err, errlen);
 
 	if (rc)
 		return rc;
-	rc = qphs__hs_desc_from_json(obj, out, err, errlen);
+	rc = hs_desc_from_json(obj, out, err, errlen);
 	json_object_put(obj);
 	return rc;
 }
@@ -253,7 +253,7 @@ static struct json_object *u32_array(const uint32_t *a, size_t n)
 	return arr;
 }
 
-static int build_hs(const struct qphs__hs_desc *d, struct json_object *o)
+static int build_hs(const struct qphs_hs_desc *d, struct json_object *o)
 {
 	int bad = add(o, "local_nic_path", str(d->local_nic_path)) |
 		  add(o, "local_lid", json_object_new_int(d->local_lid)) |
@@ -287,7 +287,7 @@ static int write_obj(struct json_object *o, int rc, char **out, size_t *out_len)
 	return rc;
 }
 
-int qphs__hs_desc_encode(const struct qphs__hs_desc *d, char **out, size_t *out_len)
+int qphs_hs_desc_encode(const struct qphs_hs_desc *d, char **out, size_t *out_len)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -296,18 +296,18 @@ int qphs__hs_desc_encode(const struct qphs__hs_desc *d, char **out, size_t *out_
 	return write_obj(o, build_hs(d, o), out, out_len);
 }
 
-void qphs__notify_clear(struct qphs__notify *n)
+void qphs_notify_clear(struct qphs_notify *n)
 {
 	free(n->name);
 	free(n->notify_msg);
 	n->name = n->notify_msg = NULL;
 }
 
-int qphs__notify_parse(const char *json, size_t json_len, struct qphs__notify *out,
+int qphs_notify_parse(const char *json, size_t json_len, struct qphs_notify *out,
 		       char *err, size_t errlen)
 {
 	struct json_object *obj;
-	int rc = qphs__json_parse(json, json_len, &obj, err, errlen);
+	int rc = qphs_json_parse(json, json_len, &obj, err, errlen);
 
 	out->name = out->notify_msg = NULL;
 	if (rc)
@@ -320,11 +320,11 @@ int qphs__notify_parse(const char *json, size_t json_len, struct qphs__notify *o
 				     &out->notify_msg, err, errlen);
 	json_object_put(obj);
 	if (rc)
-		qphs__notify_clear(out);
+		qphs_notify_clear(out);
 	return rc;
 }
 
-int qphs__notify_encode(const struct qphs__notify *n, char **out, size_t *out_len)
+int qphs_notify_encode(const struct qphs_notify *n, char **out, size_t *out_len)
 {
 	struct json_object *o = json_object_new_object();
 	int bad;
@@ -335,10 +335,10 @@ int qphs__notify_encode(const struct qphs__notify *n, char **out, size_t *out_le
 	return write_obj(o, bad ? QPHS_ERR_MEMORY : 0, out, out_len);
 }
 
-int qphs__probe_parse(const char *json, size_t json_len, char *err, size_t errlen)
+int qphs_probe_parse(const char *json, size_t json_len, char *err, size_t errlen)
 {
 	struct json_object *obj;
-	int rc = qphs__json_parse(json, json_len, &obj, err, errlen);
+	int rc = qphs_json_parse(json, json_len, &obj, err, errlen);
 
 	if (rc)
 		return rc;
@@ -347,7 +347,7 @@ int qphs__probe_parse(const char *json, size_t json_len, char *err, size_t errle
 	return rc;
 }
 
-int qphs__probe_reply_encode(char **out, size_t *out_len)
+int qphs_probe_reply_encode(char **out, size_t *out_len)
 {
 	static const char reply[] = "{\"status\":\"success\"}\n";
 

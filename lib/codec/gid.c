@@ -2,7 +2,7 @@
 #include <ctype.h>
 #include <stdio.h>
 
-#include "desc.h"
+#include "qphs/body.h"
 #include "qphs/error.h"
 
 /* One field: optional whitespace, optional 0x, one or more hex digits,
@@ -29,7 +29,7 @@ static const char *gid_field(const char *p, uint8_t *out)
 	return p;
 }
 
-int qphs__gid_parse(const char *s, uint8_t gid[16])
+int qphs_gid_parse(const char *s, uint8_t gid[16])
 {
 	const char *p = s;
 	uint8_t tmp[16];
@@ -50,7 +50,7 @@ int qphs__gid_parse(const char *s, uint8_t gid[16])
 	return 0;
 }
 
-void qphs__gid_format(const uint8_t gid[16], char out[QPHS_GID_STR_LEN + 1])
+void qphs_gid_format(const uint8_t gid[16], char out[QPHS_GID_STR_LEN + 1])
 {
 	for (int i = 0; i < 16; i++)
 		snprintf(out + 3 * i, 4, i < 15 ? "%02x:" : "%02x", gid[i]);

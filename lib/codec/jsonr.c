@@ -10,7 +10,7 @@
 
 #include <json-c/json.h>
 
-#include "desc.h"
+#include "qphs/json.h"
 #include "jsonr.h"
 #include "jsonw.h"
 #include "qphs/error.h"
@@ -240,7 +240,7 @@ static int parse_error(struct json_tokener *tok, size_t at, char *err, size_t er
 static int parse_text(const char *json, size_t json_len, struct json_object **out,
 		      char *err, size_t errlen);
 
-int qphs__json_parse(const char *json, size_t json_len, struct json_object **out,
+int qphs_json_parse(const char *json, size_t json_len, struct json_object **out,
 		     char *err, size_t errlen)
 {
 	size_t quote, wide_len, changes;

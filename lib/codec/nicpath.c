@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "desc.h"
+#include "qphs/body.h"
 #include "qphs/error.h"
 
-int qphs__nic_path_split(const char *path, char **server, char **device)
+int qphs_nic_path_split(const char *path, char **server, char **device)
 {
 	const char *at = path ? strchr(path, '@') : NULL;
 
@@ -86,7 +86,7 @@ static int bracketed(const char *server, char *hostbuf, size_t hostlen, uint16_t
 	return parse_port(close + 2, port);
 }
 
-int qphs__parse_host_port(const char *server, char *hostbuf, size_t hostlen, uint16_t *port,
+int qphs_parse_host_port(const char *server, char *hostbuf, size_t hostlen, uint16_t *port,
 			  uint16_t default_port)
 {
 	const char *colon;
@@ -109,7 +109,7 @@ int qphs__parse_host_port(const char *server, char *hostbuf, size_t hostlen, uin
 	return parse_port(colon + 1, port);
 }
 
-int qphs__format_host_port(const char *host, uint16_t port, char *buf, size_t len)
+int qphs_format_host_port(const char *host, uint16_t port, char *buf, size_t len)
 {
 	int n;
 

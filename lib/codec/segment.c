@@ -13,26 +13,26 @@
 
 #include <json-c/json.h>
 
-#include "desc.h"
+#include "qphs/body.h"
 #include "jsonr.h"
 #include "jsonw.h"
 #include "qphs/error.h"
 
 #define CORRUPT "Corrupted segment descriptor"
 
-int qphs__segment_desc_init(struct qphs__segment_desc *s)
+int qphs_segment_desc_init(struct qphs_segment_desc *s)
 {
 	memset(s, 0, sizeof(*s));
-	if (qphs__desc_set_str(&s->name, "") || qphs__desc_set_str(&s->protocol, "") ||
-	    qphs__desc_set_str(&s->timestamp, "") ||
-	    qphs__desc_set_str(&s->rdma_server_name, "")) {
-		qphs__segment_desc_clear(s);
+	if (qphs_desc_set_str(&s->name, "") || qphs_desc_set_str(&s->protocol, "") ||
+	    qphs_desc_set_str(&s->timestamp, "") ||
+	    qphs_desc_set_str(&s->rdma_server_name, "")) {
+		qphs_segment_desc_clear(s);
 		return QPHS_ERR_MEMORY;
 	}
 	return 0;
 }
 
-void qphs__segment_desc_clear(struct qphs__segment_desc *s)
+void qphs_segment_desc_clear(struct qphs_segment_desc *s)
 {
 	for (size_t i = 0; s->devices && i < s->device_count; i++) {
 		free(s->devices[i].name);
@@ -75,7 +75,7 @@ static int element_object(struct json_object *e, const char *what, char *err, si
 	return qphs__jr_fail(err, errlen, QPHS_ERR_BODY_WRONG_TYPE, "%s: not an object", what);
 }
 
-static int read_device(struct json_object *e, size_t i, struct qphs__seg_device *dev,
+static int read_device(struct json_object *e, size_t i, struct qphs_seg_device *dev,
 		       char *err, size_t errlen)
 {
 	char what[64], key[80];
@@ -103,7 +103,7 @@ static int read_device(struct json_object *e, size_t i, struct qphs__seg_device 
 	return 0;
 }
 
-static int read_keys(struct json_object *e, const char *what, struct qphs__seg_buffer *b,
+static int read_keys(struct json_object *e, const char *what, struct qphs_seg_buffer *b,
 		     char *err, size_t errlen)
 {
 	char key[80];
@@ -121,7 +121,7 @@ static int read_keys(struct json_object *e, const char *what, struct qphs__seg_b
 }
 
 static int read_buffer(struct json_object *e, size_t i, size_t ndev,
-		       struct qphs__seg_buffer *b, char *err, size_t errlen)
+		       struct qphs_seg_buffer *b, char *err, size_t errlen)
 {
 	char what[64], key[80];
 	struct json_object *v;
@@ -153,7 +153,7 @@ static int read_buffer(struct json_object *e, size_t i, size_t ndev,
 	return 0;
 }
 
-static int read_devices(struct json_object *obj, struct qphs__segment_desc *s, char *err,
+static int read_devices(struct json_object *obj, struct qphs_segment_desc *s, char *err,
 			size_t errlen)
 {
 	struct json_object *arr;
@@ -174,7 +174,7 @@ static int read_devices(struct json_object *obj, struct qphs__segment_desc *s, c
 	return 0;
 }
 
-static int read_buffers(struct json_object *obj, struct qphs__segment_desc *s, char *err,
+static int read_buffers(struct json_object *obj, struct qphs_segment_desc *s, char *err,
 			size_t errlen)
 {
 	struct json_object *arr;
@@ -218,7 +218,7 @@ static int read_int(struct json_object *obj, const char *key, int64_t *out, char
 	return 0;
 }
 
-static int read_segment(struct json_object *obj, struct qphs__segment_desc *s, char *err,
+static int read_segment(struct json_object *obj, struct qphs_segment_desc *s, char *err,
 			size_t errlen)
 {
 	static const char *const keys[] = {"name", "protocol", "timestamp", "rdma_server_name"};
@@ -242,11 +242,11 @@ static int read_segment(struct json_object *obj, struct qphs__segment_desc *s, c
 	return 0;
 }
 
-int qphs__segment_desc_parse(const char *json, size_t json_len,
-			     struct qphs__segment_desc *out, char *err, size_t errlen)
+int qphs_segment_desc_parse(const char *json, size_t json_len,
+			     struct qphs_segment_desc *out, char *err, size_t errlen)
 {
 	struct json_object *obj;
-	int rc = qphs__json_parse(json, json_len, &obj, err, errlen);
+	int rc = qphs_json_parse(json, json_len, &obj, err, errlen);
 
 	if (rc)
 		return rc;
@@ -255,10 +255,10 @@ int qphs__segment_desc_parse(const char *json, size_t json_len,
 				   "segment descriptor is not a JSON object");
 	if (!rc)
 		rc = qphs__jr_check_strings(obj, err, errlen);
-	if (!rc && !(rc = qphs__segment_desc_init(out))) {
+	if (!rc && !(rc = qphs_segment_desc_init(out))) {
 		rc = read_segment(obj, out, err, errlen);
 		if (rc)
-			qphs__segment_desc_clear(out);
+			qphs_segment_desc_clear(out);
 	}
 	json_object_put(obj);
 	return rc;
@@ -296,7 +296,7 @@ static struct json_object *u32s(const uint32_t *a, size_t n)
 	return arr;
 }
 
-static struct json_object *device_json(const struct qphs__seg_device *d)
+static struct json_object *device_json(const struct qphs_seg_device *d)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -309,7 +309,7 @@ static struct json_object *device_json(const struct qphs__seg_device *d)
 	return o;
 }
 
-static struct json_object *buffer_json(const struct qphs__seg_buffer *b)
+static struct json_object *buffer_json(const struct qphs_seg_buffer *b)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -324,7 +324,7 @@ static struct json_object *buffer_json(const struct qphs__seg_buffer *b)
 	return o;
 }
 
-static int build_lists(const struct qphs__segment_desc *s, struct json_object *o)
+static int build_lists(const struct qphs_segment_desc *s, struct json_object *o)
 {
 	struct json_object *devs = json_object_new_array(), *bufs = json_object_new_array();
 	int bad = 0;
@@ -337,7 +337,7 @@ static int build_lists(const struct qphs__segment_desc *s, struct json_object *o
 	return bad;
 }
 
-int qphs__segment_desc_encode(const struct qphs__segment_desc *s, char **out,
+int qphs_segment_desc_encode(const struct qphs_segment_desc *s, char **out,
 			      size_t *out_len)
 {
 	struct json_object *o = json_object_new_object();

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "qphs/error.h"
-#include "wire.h"
+#include "qphs/frame.h"
 
 /* The decoder's states, in the order a frame passes through them. */
 enum dec_state {
@@ -21,7 +21,7 @@ enum dec_state {
 	DEC_FAILED, /* a bad frame was seen; only reset or free help */
 };
 
-struct qphs__decoder {
+struct qphs_decoder {
 	uint64_t max_length;
 	enum dec_state state;
 	int error;            /* the error reported while DEC_FAILED */
@@ -33,25 +33,25 @@ struct qphs__decoder {
 };
 
 static const char *const type_names[] = {
-	[QPHS_MSG_CONNECTION] = "connection",
-	[QPHS_MSG_METADATA] = "metadata",
-	[QPHS_MSG_NOTIFY] = "notify",
-	[QPHS_MSG_PROBE] = "probe",
+	[QPHS_HS_CONNECTION] = "connection",
+	[QPHS_HS_METADATA] = "metadata",
+	[QPHS_HS_NOTIFY] = "notify",
+	[QPHS_HS_PROBE] = "probe",
 };
 
 #define OLD_PROTOCOL_NAME "old-protocol"
 #define N_TYPES (sizeof(type_names) / sizeof(type_names[0]))
 
-const char *qphs__msg_type_name(int type)
+const char *qphs_msg_type_name(int type)
 {
 	if (type >= 0 && (size_t)type < N_TYPES)
 		return type_names[type];
-	if (type == QPHS_MSG_OLD_PROTOCOL)
+	if (type == QPHS_HS_OLD_PROTOCOL)
 		return OLD_PROTOCOL_NAME;
 	return NULL;
 }
 
-int qphs__msg_type_from_name(const char *name)
+int qphs_msg_type_from_name(const char *name)
 {
 	if (!name)
 		return -1;
@@ -59,13 +59,13 @@ int qphs__msg_type_from_name(const char *name)
 		if (strcmp(type_names[i], name) == 0)
 			return (int)i;
 	if (strcmp(name, OLD_PROTOCOL_NAME) == 0)
-		return QPHS_MSG_OLD_PROTOCOL;
+		return QPHS_HS_OLD_PROTOCOL;
 	return -1;
 }
 
 static int is_wire_type(int type)
 {
-	return type >= QPHS_MSG_CONNECTION && type <= QPHS_MSG_PROBE;
+	return type >= QPHS_HS_CONNECTION && type <= QPHS_HS_PROBE;
 }
 
 static void put_le64(uint8_t out[QPHS_FRAME_LEN_BYTES], uint64_t v)
@@ -83,9 +83,9 @@ static uint64_t get_le64(const uint8_t in[QPHS_FRAME_LEN_BYTES])
 	return v;
 }
 
-size_t qphs__frame_header(int type, size_t json_len, uint8_t hdr[9])
+size_t qphs_frame_header(int type, size_t json_len, uint8_t hdr[9])
 {
-	if (type == QPHS_MSG_OLD_PROTOCOL) {
+	if (type == QPHS_HS_OLD_PROTOCOL) {
 		put_le64(hdr, json_len);
 		return QPHS_FRAME_LEN_BYTES;
 	}
@@ -96,7 +96,7 @@ size_t qphs__frame_header(int type, size_t json_len, uint8_t hdr[9])
 	return QPHS_FRAME_LEN_BYTES + 1;
 }
 
-int qphs__frame_encode(int type, const char *json, size_t json_len,
+int qphs_frame_encode(int type, const char *json, size_t json_len,
 		       uint8_t **out, size_t *out_len)
 {
 	uint8_t hdr[QPHS_FRAME_LEN_BYTES + 1];
@@ -107,10 +107,10 @@ int qphs__frame_encode(int type, const char *json, size_t json_len,
 		return QPHS_ERR_INVALID_ARGUMENT;
 	/* An old-protocol frame has no type byte, so its JSON must not start
 	 * with a byte the reader would take for one (or reject). */
-	if (type == QPHS_MSG_OLD_PROTOCOL &&
-	    ((uint8_t)json[0] <= QPHS_MSG_PROBE || (uint8_t)json[0] >= 0x80))
+	if (type == QPHS_HS_OLD_PROTOCOL &&
+	    ((uint8_t)json[0] <= QPHS_HS_PROBE || (uint8_t)json[0] >= 0x80))
 		return QPHS_ERR_INVALID_ARGUMENT;
-	hlen = qphs__frame_header(type, json_len, hdr);
+	hlen = qphs_frame_header(type, json_len, hdr);
 	if (hlen == 0 || json_len > SIZE_MAX - hlen)
 		return QPHS_ERR_INVALID_ARGUMENT;
 	buf = malloc(hlen + json_len);
@@ -123,9 +123,9 @@ int qphs__frame_encode(int type, const char *json, size_t json_len,
 	return 0;
 }
 
-struct qphs__decoder *qphs__decoder_new(uint64_t max_length)
+struct qphs_decoder *qphs_decoder_new(uint64_t max_length)
 {
-	struct qphs__decoder *d = calloc(1, sizeof(*d));
+	struct qphs_decoder *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		return NULL;
@@ -138,7 +138,7 @@ struct qphs__decoder *qphs__decoder_new(uint64_t max_length)
 	return d;
 }
 
-void qphs__decoder_reset(struct qphs__decoder *d)
+void qphs_decoder_reset(struct qphs_decoder *d)
 {
 	if (!d)
 		return;
@@ -151,7 +151,7 @@ void qphs__decoder_reset(struct qphs__decoder *d)
 	d->state = DEC_LENGTH;
 }
 
-void qphs__decoder_free(struct qphs__decoder *d)
+void qphs_decoder_free(struct qphs_decoder *d)
 {
 	if (!d)
 		return;
@@ -159,7 +159,7 @@ void qphs__decoder_free(struct qphs__decoder *d)
 	free(d);
 }
 
-static ssize_t fail(struct qphs__decoder *d, int code)
+static ssize_t fail(struct qphs_decoder *d, int code)
 {
 	d->state = DEC_FAILED;
 	d->error = code;
@@ -167,7 +167,7 @@ static ssize_t fail(struct qphs__decoder *d, int code)
 }
 
 /* All 8 length bytes are in: check them before anything is allocated. */
-static int check_length(struct qphs__decoder *d)
+static int check_length(struct qphs_decoder *d)
 {
 	d->length = get_le64(d->len_bytes);
 	if (d->length == 0)
@@ -180,11 +180,11 @@ static int check_length(struct qphs__decoder *d)
 /* The first payload byte decides typed or old protocol; a typed frame needs
  * at least one JSON byte after it.  Only then is the payload allocated,
  * exactly the frame's size plus a NUL terminator. */
-static int take_first_byte(struct qphs__decoder *d, uint8_t first)
+static int take_first_byte(struct qphs_decoder *d, uint8_t first)
 {
 	if (first >= 0x80)
 		return QPHS_ERR_FRAME_BAD_TYPE;
-	if (first <= QPHS_MSG_PROBE && d->length == 1)
+	if (first <= QPHS_HS_PROBE && d->length == 1)
 		return QPHS_ERR_FRAME_EMPTY_BODY;
 	d->payload = malloc((size_t)d->length + 1);
 	if (!d->payload)
@@ -194,7 +194,7 @@ static int take_first_byte(struct qphs__decoder *d, uint8_t first)
 	return 0;
 }
 
-static void finish_if_whole(struct qphs__decoder *d)
+static void finish_if_whole(struct qphs_decoder *d)
 {
 	if (d->payload_have == d->length) {
 		d->payload[d->length] = '\0';
@@ -203,7 +203,7 @@ static void finish_if_whole(struct qphs__decoder *d)
 }
 
 /* DEC_LENGTH: collects length bytes; moves on once all 8 are in and good. */
-static int feed_length(struct qphs__decoder *d, const uint8_t *p, size_t len, size_t *used)
+static int feed_length(struct qphs_decoder *d, const uint8_t *p, size_t len, size_t *used)
 {
 	size_t take = QPHS_FRAME_LEN_BYTES - d->len_have;
 	int rc;
@@ -222,7 +222,7 @@ static int feed_length(struct qphs__decoder *d, const uint8_t *p, size_t len, si
 }
 
 /* DEC_BODY: copies what is missing of the payload, no more. */
-static void feed_body(struct qphs__decoder *d, const uint8_t *p, size_t len, size_t *used)
+static void feed_body(struct qphs_decoder *d, const uint8_t *p, size_t len, size_t *used)
 {
 	uint64_t want = d->length - d->payload_have;
 	size_t take = len;
@@ -235,7 +235,7 @@ static void feed_body(struct qphs__decoder *d, const uint8_t *p, size_t len, siz
 	finish_if_whole(d);
 }
 
-ssize_t qphs__decoder_feed(struct qphs__decoder *d, const void *buf, size_t len)
+ssize_t qphs_decoder_feed(struct qphs_decoder *d, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 	size_t used = 0;
@@ -244,7 +244,7 @@ ssize_t qphs__decoder_feed(struct qphs__decoder *d, const void *buf, size_t len)
 	if (d->state == DEC_FAILED)
 		return d->error;
 	if (d->state == DEC_DONE)
-		qphs__decoder_reset(d); /* the last frame was handed out */
+		qphs_decoder_reset(d); /* the last frame was handed out */
 	if (d->state == DEC_LENGTH && (rc = feed_length(d, p, len, &used)) != 0)
 		return fail(d, rc);
 	if (d->state == DEC_FIRST && used < len) {
@@ -259,30 +259,30 @@ ssize_t qphs__decoder_feed(struct qphs__decoder *d, const void *buf, size_t len)
 	return (ssize_t)used;
 }
 
-int qphs__decoder_frame(struct qphs__decoder *d, struct qphs__frame *f)
+int qphs_decoder_frame(struct qphs_decoder *d, struct qphs_frame *f)
 {
 	if (d->state != DEC_DONE)
 		return 0;
-	if (d->payload[0] <= QPHS_MSG_PROBE) {
+	if (d->payload[0] <= QPHS_HS_PROBE) {
 		f->type = d->payload[0];
 		f->json = (const char *)d->payload + 1;
 		f->json_len = (size_t)d->length - 1;
 	} else {
-		f->type = QPHS_MSG_OLD_PROTOCOL;
+		f->type = QPHS_HS_OLD_PROTOCOL;
 		f->json = (const char *)d->payload;
 		f->json_len = (size_t)d->length;
 	}
 	return 1;
 }
 
-int qphs__decoder_eof(const struct qphs__decoder *d)
+int qphs_decoder_eof(const struct qphs_decoder *d)
 {
 	if (d->state == DEC_FAILED)
 		return d->error;
-	return qphs__decoder_buffered(d) ? QPHS_ERR_FRAME_TRUNCATED : 0;
+	return qphs_decoder_buffered(d) ? QPHS_ERR_FRAME_TRUNCATED : 0;
 }
 
-size_t qphs__decoder_buffered(const struct qphs__decoder *d)
+size_t qphs_decoder_buffered(const struct qphs_decoder *d)
 {
 	switch (d->state) {
 	case DEC_LENGTH:

@@ -15,12 +15,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "codec/desc.h"
+#include "qphs/body.h"
 #include "net.h"
 #include "qphs/client.h"
 #include "qphs/daemon.h"
 #include "qphs/error.h"
-#include "codec/wire.h"
+#include "qphs/frame.h"
 
 static int fail(struct qphs_client_result *res, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -96,7 +96,7 @@ static int connect_server(const struct qphs_config *cfg, const char *server,
 	uint16_t port;
 	int rc;
 
-	rc = qphs__parse_host_port(server, host, sizeof(host), &port, cfg->handshake_port);
+	rc = qphs_parse_host_port(server, host, sizeof(host), &port, cfg->handshake_port);
 	if (rc)
 		return fail(res, rc, "bad server address '%s' (want HOST:PORT)", server);
 	snprintf(port_s, sizeof(port_s), "%u", port);
@@ -138,21 +138,21 @@ static int send_all(int fd, const uint8_t *buf, size_t len, int64_t deadline,
 
 /* The connection ended: inside a frame it is a truncated reply, before
  * the first byte the peer closed without replying. */
-static int ended(struct qphs__decoder *dec, int err, struct qphs_client_result *res)
+static int ended(struct qphs_decoder *dec, int err, struct qphs_client_result *res)
 {
-	int rc = qphs__decoder_eof(dec);
+	int rc = qphs_decoder_eof(dec);
 	const char *why = err ? strerror(err) : "end of stream";
 
 	if (rc)
 		return fail(res, rc, "reply from %s ended inside a frame after %zu bytes (%s)",
-			    res->peer, qphs__decoder_buffered(dec), why);
+			    res->peer, qphs_decoder_buffered(dec), why);
 	return fail(res, QPHS_ERR_PEER_CLOSED, "%s closed the connection without a reply (%s)",
 		    res->peer, why);
 }
 
 /* Reads one frame into dec before deadline. */
-static int read_frame(int fd, struct qphs__decoder *dec, int64_t deadline, int timeout_ms,
-		      struct qphs__frame *f, struct qphs_client_result *res)
+static int read_frame(int fd, struct qphs_decoder *dec, int64_t deadline, int timeout_ms,
+		      struct qphs_frame *f, struct qphs_client_result *res)
 {
 	uint8_t buf[16384];
 
@@ -170,16 +170,16 @@ static int read_frame(int fd, struct qphs__decoder *dec, int64_t deadline, int t
 			if (!wait_fd(fd, POLLIN, deadline))
 				return fail(res, QPHS_ERR_REPLY_TIMEOUT, "no reply from %s within "
 					    "%d ms (%zu bytes received)", res->peer, timeout_ms,
-					    qphs__decoder_buffered(dec));
+					    qphs_decoder_buffered(dec));
 			continue;
 		}
 		while (off < (size_t)n) {
-			ssize_t used = qphs__decoder_feed(dec, buf + off, (size_t)n - off);
+			ssize_t used = qphs_decoder_feed(dec, buf + off, (size_t)n - off);
 			if (used < 0)
 				return fail(res, (int)used, "bad reply frame from %s: %s",
 					    res->peer, qphs_strerror((int)used));
 			off += (size_t)used;
-			if (qphs__decoder_frame(dec, f))
+			if (qphs_decoder_frame(dec, f))
 				return 0;
 			if (used == 0)
 				break;
@@ -189,27 +189,27 @@ static int read_frame(int fd, struct qphs__decoder *dec, int64_t deadline, int t
 
 /* Checks the reply frame against the request: type, JSON, shape, and for
  * Connection the peer's reply_msg. */
-static int check_reply(int type, const struct qphs__frame *f, struct qphs_client_result *res)
+static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_result *res)
 {
-	struct qphs__hs_desc desc;
+	struct qphs_hs_desc desc;
 	struct json_object *obj = NULL;
 	char err[512] = "";
 	int rc;
 
-	if (type != QPHS_MSG_OLD_PROTOCOL && f->type == QPHS_MSG_OLD_PROTOCOL)
+	if (type != QPHS_HS_OLD_PROTOCOL && f->type == QPHS_HS_OLD_PROTOCOL)
 		return fail(res, QPHS_ERR_REPLY_OLD_PROTOCOL, "%s answered a %s request with an "
-			    "old-protocol (untyped) frame", res->peer, qphs__msg_type_name(type));
+			    "old-protocol (untyped) frame", res->peer, qphs_msg_type_name(type));
 	if (f->type != type)
 		return fail(res, QPHS_ERR_REPLY_WRONG_TYPE, "%s answered a %s request with a %s "
-			    "frame", res->peer, qphs__msg_type_name(type),
-			    qphs__msg_type_name(f->type));
-	rc = qphs__json_parse(f->json, f->json_len, &obj, err, sizeof(err));
+			    "frame", res->peer, qphs_msg_type_name(type),
+			    qphs_msg_type_name(f->type));
+	rc = qphs_json_parse(f->json, f->json_len, &obj, err, sizeof(err));
 	if (rc)
 		return fail(res, rc, "reply from %s: %s", res->peer, err);
 	json_object_put(obj);
-	if (type != QPHS_MSG_CONNECTION && type != QPHS_MSG_OLD_PROTOCOL)
+	if (type != QPHS_HS_CONNECTION && type != QPHS_HS_OLD_PROTOCOL)
 		return 0;
-	rc = qphs__hs_desc_parse(f->json, f->json_len, &desc, err, sizeof(err));
+	rc = qphs_hs_desc_parse(f->json, f->json_len, &desc, err, sizeof(err));
 	if (rc)
 		return fail(res, QPHS_ERR_MALFORMED_JSON, "Connection reply from %s: %s (%s)",
 			    res->peer, err, qphs_errname(rc));
@@ -217,7 +217,7 @@ static int check_reply(int type, const struct qphs__frame *f, struct qphs_client
 		snprintf(res->errstr, sizeof(res->errstr), "%s", desc.reply_msg);
 		rc = QPHS_ERR_REJECT_HANDSHAKE;
 	}
-	qphs__hs_desc_clear(&desc);
+	qphs_hs_desc_clear(&desc);
 	return rc;
 }
 
@@ -225,20 +225,20 @@ static int exchange(int fd, const struct qphs_config *cfg, int type, const char 
 		    size_t len, struct qphs_client_result *res)
 {
 	int64_t deadline = qphs__now_ms() + cfg->reply_timeout_ms;
-	struct qphs__decoder *dec = NULL;
-	struct qphs__frame f;
+	struct qphs_decoder *dec = NULL;
+	struct qphs_frame f;
 	uint8_t *frame = NULL;
 	size_t frame_len = 0;
 	int rc;
 
-	rc = qphs__frame_encode(type, json, len, &frame, &frame_len);
+	rc = qphs_frame_encode(type, json, len, &frame, &frame_len);
 	if (rc)
 		return fail(res, rc, "cannot encode the request: %s", qphs_strerror(rc));
 	rc = send_all(fd, frame, frame_len, deadline, res);
 	free(frame);
 	if (rc)
 		return rc;
-	dec = qphs__decoder_new(cfg->max_length);
+	dec = qphs_decoder_new(cfg->max_length);
 	if (!dec)
 		return fail(res, QPHS_ERR_MEMORY, "out of memory");
 	rc = read_frame(fd, dec, deadline, cfg->reply_timeout_ms, &f, res);
@@ -254,7 +254,7 @@ static int exchange(int fd, const struct qphs_config *cfg, int type, const char 
 			rc = check_reply(type, &f, res);
 		}
 	}
-	qphs__decoder_free(dec);
+	qphs_decoder_free(dec);
 	return rc;
 }
 
@@ -273,7 +273,7 @@ int qphs_client_request(const struct qphs_config *cfg, const char *server, int t
 		qphs_config_init(&defaults);
 		cfg = &defaults;
 	}
-	if (!server || !json || !json_len || !qphs__msg_type_name(type))
+	if (!server || !json || !json_len || !qphs_msg_type_name(type))
 		return fail(res, QPHS_ERR_INVALID_ARGUMENT, "invalid argument");
 	fd = connect_server(cfg, server, res);
 	res->connect_ms = (double)(qphs__now_ms() - start);

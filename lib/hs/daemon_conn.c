@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "daemon_int.h"
-#include "codec/desc.h"
+#include "qphs/body.h"
 #include "base/log.h"
 #include "net.h"
 #include "qphs/error.h"
@@ -43,10 +43,10 @@ int qphs__conn_accept(struct qphs_daemon *d, int fd, const struct sockaddr *sa)
 	c->tlist = T_NONE;
 	c->type = -1;
 	qphs__sockaddr_format(sa, c->peer, sizeof(c->peer));
-	c->dec = qphs__decoder_new(d->cfg.max_length);
+	c->dec = qphs_decoder_new(d->cfg.max_length);
 	e.data.ptr = c;
 	if (!c->dec || epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
-		qphs__decoder_free(c->dec);
+		qphs_decoder_free(c->dec);
 		free(c);
 		return QPHS_ERR_MEMORY;
 	}
@@ -64,7 +64,7 @@ int qphs__conn_accept(struct qphs_daemon *d, int fd, const struct sockaddr *sa)
 
 static void drop_decoder(struct qphs_daemon *d, struct conn *c)
 {
-	qphs__decoder_free(c->dec);
+	qphs_decoder_free(c->dec);
 	c->dec = NULL;
 	qphs__live_add(d, -(int64_t)c->dec_acct);
 	c->dec_acct = 0;
@@ -214,28 +214,28 @@ static void answer_connection_error(struct qphs_daemon *d, struct conn *c, const
 
 /* Checks the body's shape for its type.  Returns 0, or the error code with
  * the text in err.  A Connection body is parsed into *desc. */
-static int check_body(int type, const char *json, size_t len, struct qphs__hs_desc *desc,
+static int check_body(int type, const char *json, size_t len, struct qphs_hs_desc *desc,
 		      char *err, size_t errlen)
 {
-	struct qphs__notify n;
-	struct qphs__segment_desc s;
+	struct qphs_notify n;
+	struct qphs_segment_desc s;
 	int rc;
 
 	switch (type) {
 	case QPHS_HS_PROBE:
-		return qphs__probe_parse(json, len, err, errlen);
+		return qphs_probe_parse(json, len, err, errlen);
 	case QPHS_HS_NOTIFY:
-		rc = qphs__notify_parse(json, len, &n, err, errlen);
+		rc = qphs_notify_parse(json, len, &n, err, errlen);
 		if (rc == 0)
-			qphs__notify_clear(&n);
+			qphs_notify_clear(&n);
 		return rc;
 	case QPHS_HS_METADATA:
-		rc = qphs__segment_desc_parse(json, len, &s, err, errlen);
+		rc = qphs_segment_desc_parse(json, len, &s, err, errlen);
 		if (rc == 0)
-			qphs__segment_desc_clear(&s);
+			qphs_segment_desc_clear(&s);
 		return rc;
 	default:
-		return qphs__hs_desc_parse(json, len, desc, err, errlen);
+		return qphs_hs_desc_parse(json, len, desc, err, errlen);
 	}
 }
 
@@ -247,7 +247,7 @@ static bool is_frame_error(int rc)
 /* No handler registered: the built-in answers (docs/hs.md). */
 static void builtin(struct conn *c, struct qphs_request *req)
 {
-	const struct qphs__hs_desc *desc = &req->desc;
+	const struct qphs_hs_desc *desc = &req->desc;
 	char msg[512];
 	const char *at;
 
@@ -272,9 +272,9 @@ static void builtin(struct conn *c, struct qphs_request *req)
 	}
 }
 
-static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs__frame *f)
+static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs_frame *f)
 {
-	struct qphs__hs_desc desc;
+	struct qphs_hs_desc desc;
 	struct qphs_request *req;
 	const struct handler *h;
 	char err[512] = "";
@@ -300,7 +300,7 @@ static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs__f
 	req = qphs__request_new(d, c, f->type, f->json, f->json_len);
 	if (!req) {
 		if (htype == QPHS_HS_CONNECTION)
-			qphs__hs_desc_clear(&desc);
+			qphs_hs_desc_clear(&desc);
 		qphs__conn_close(d, c);
 		return;
 	}
@@ -331,17 +331,17 @@ static void account_decoder(struct qphs_daemon *d, struct conn *c, size_t now)
 
 static void feed(struct qphs_daemon *d, struct conn *c, const uint8_t *buf, size_t n)
 {
-	struct qphs__frame f;
+	struct qphs_frame f;
 	size_t off = 0;
 
 	while (off < n) {
-		ssize_t used = qphs__decoder_feed(c->dec, buf + off, n - off);
+		ssize_t used = qphs_decoder_feed(c->dec, buf + off, n - off);
 		if (used < 0) {
 			reject(d, c, (int)used, NULL);
 			return;
 		}
 		off += (size_t)used;
-		if (qphs__decoder_frame(c->dec, &f)) {
+		if (qphs_decoder_frame(c->dec, &f)) {
 			account_decoder(d, c, f.json_len + 1);
 			if (off < n)
 				QPHS_DEBUG("[Handshake] %zu bytes after the request from %s ignored",
@@ -354,7 +354,7 @@ static void feed(struct qphs_daemon *d, struct conn *c, const uint8_t *buf, size
 		if (used == 0)
 			break;
 	}
-	account_decoder(d, c, qphs__decoder_buffered(c->dec));
+	account_decoder(d, c, qphs_decoder_buffered(c->dec));
 }
 
 static void read_request(struct qphs_daemon *d, struct conn *c)
@@ -369,7 +369,7 @@ static void read_request(struct qphs_daemon *d, struct conn *c)
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return;
 	if (n <= 0) {
-		rc = qphs__decoder_eof(c->dec);
+		rc = qphs_decoder_eof(c->dec);
 		if (rc != 0) {
 			reject(d, c, rc, n < 0 ? strerror(errno) : "peer closed");
 			return;
@@ -428,7 +428,7 @@ void qphs__conn_timeout(struct qphs_daemon *d, struct conn *c)
 		atomic_fetch_add(&d->n_timed_out, 1);
 		QPHS_WARN("[Handshake] closing connection from %s: request not complete "
 			  "within %d ms (%zu bytes received)",
-			  c->peer, d->cfg.request_timeout_ms, qphs__decoder_buffered(c->dec));
+			  c->peer, d->cfg.request_timeout_ms, qphs_decoder_buffered(c->dec));
 		qphs__conn_close(d, c);
 		break;
 	case C_WRITE:

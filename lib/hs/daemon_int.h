@@ -11,10 +11,9 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "codec/desc.h"
+#include "qphs/body.h"
 #include "qphs/daemon.h"
-#include "request.h"
-#include "codec/wire.h"
+#include "qphs/frame.h"
 
 /* Timer lists.  Every connection in one list waits for the same duration,
  * so appending keeps each list sorted by deadline: O(1) to arm, disarm and
@@ -34,7 +33,7 @@ struct conn {
 	int fd;
 	enum conn_state state;
 	int type;                  /* request type once known */
-	struct qphs__decoder *dec; /* C_READ only */
+	struct qphs_decoder *dec; /* C_READ only */
 	size_t dec_acct;           /* decoder bytes counted in live_bytes */
 	struct qphs_request *req;  /* C_WAIT: the request a handler holds */
 	uint8_t *out;              /* C_DELAY, C_WRITE: bytes to send */
@@ -75,7 +74,7 @@ struct qphs_request {
 	size_t reply_len;
 	char peer[80];
 	bool has_desc;             /* Connection / old protocol: desc is set */
-	struct qphs__hs_desc desc; /* the body, parsed once by the daemon */
+	struct qphs_hs_desc desc; /* the body, parsed once by the daemon */
 	size_t json_len;
 	char json[];               /* NUL-terminated copy of the body */
 };
@@ -151,7 +150,7 @@ void qphs__door_unref(struct door *door);
 
 /* A Connection reply whose reply_msg is msg: the nic paths of asked
  * swapped when given, empty otherwise.  *out transferred.  Pure. */
-int qphs__error_reply(const struct qphs__hs_desc *asked, const char *msg, char **out,
+int qphs__error_reply(const struct qphs_hs_desc *asked, const char *msg, char **out,
 		      size_t *out_len);
 
 /* fault.c: the reply bytes for a body under the daemon's fault; *out

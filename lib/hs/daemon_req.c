@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "daemon_int.h"
-#include "codec/desc.h"
+#include "qphs/body.h"
 #include "qphs/error.h"
 
 struct door *qphs__door_new(void)
@@ -74,7 +74,7 @@ void qphs__request_free(struct qphs_request *req)
 	atomic_fetch_sub(&door->live_bytes,
 			 (int64_t)(sizeof(*req) + req->json_len + 1 + req->reply_len));
 	if (req->has_desc)
-		qphs__hs_desc_clear(&req->desc);
+		qphs_hs_desc_clear(&req->desc);
 	free(req->reply);
 	free(req);
 	qphs__door_unref(door);
@@ -143,24 +143,24 @@ void qphs_request_close(struct qphs_request *req)
 	door_complete(req);
 }
 
-int qphs__error_reply(const struct qphs__hs_desc *asked, const char *msg, char **out,
+int qphs__error_reply(const struct qphs_hs_desc *asked, const char *msg, char **out,
 		      size_t *out_len)
 {
-	struct qphs__hs_desc rep;
-	int rc = qphs__hs_desc_init(&rep);
+	struct qphs_hs_desc rep;
+	int rc = qphs_hs_desc_init(&rep);
 
 	if (rc)
 		return rc;
 	if (asked) {
-		rc = qphs__desc_set_str(&rep.local_nic_path, asked->peer_nic_path);
+		rc = qphs_desc_set_str(&rep.local_nic_path, asked->peer_nic_path);
 		if (!rc)
-			rc = qphs__desc_set_str(&rep.peer_nic_path, asked->local_nic_path);
+			rc = qphs_desc_set_str(&rep.peer_nic_path, asked->local_nic_path);
 	}
 	if (!rc)
-		rc = qphs__desc_set_str(&rep.reply_msg, msg);
+		rc = qphs_desc_set_str(&rep.reply_msg, msg);
 	if (!rc)
-		rc = qphs__hs_desc_encode(&rep, out, out_len);
-	qphs__hs_desc_clear(&rep);
+		rc = qphs_hs_desc_encode(&rep, out, out_len);
+	qphs_hs_desc_clear(&rep);
 	return rc;
 }
 
@@ -191,7 +191,7 @@ int qphs_request_fail(struct qphs_request *req, int code, const char *text)
 	return rc;
 }
 
-const struct qphs__hs_desc *qphs__request_desc(const struct qphs_request *req)
+const struct qphs_hs_desc *qphs_request_desc(const struct qphs_request *req)
 {
 	return req && req->has_desc ? &req->desc : NULL;
 }

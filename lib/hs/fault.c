@@ -7,7 +7,7 @@
 
 #include "daemon_int.h"
 #include "qphs/error.h"
-#include "codec/wire.h"
+#include "qphs/frame.h"
 
 static const struct {
 	const char *name;
@@ -79,7 +79,7 @@ int qphs_fault_parse(const char *spec, struct qphs_fault *out, char *err, size_t
 
 bool qphs__fault_applies(const struct qphs_fault *f, int type)
 {
-	unsigned bit = type == QPHS_MSG_OLD_PROTOCOL ? 1u << 4 : 1u << (type & 3);
+	unsigned bit = type == QPHS_HS_OLD_PROTOCOL ? 1u << 4 : 1u << (type & 3);
 
 	if (!f || f->kind == QPHS_FAULT_NONE || f->kind == QPHS_FAULT_REJECT)
 		return false;
@@ -125,7 +125,7 @@ static int garbage(uint64_t *rng, uint8_t **out, size_t *out_len)
 static int frame(int type, const char *json, size_t len, uint8_t **out, size_t *out_len)
 {
 	uint8_t hdr[9];
-	size_t hl = qphs__frame_header(type, len, hdr);
+	size_t hl = qphs_frame_header(type, len, hdr);
 	uint8_t *p = malloc(hl + len);
 
 	if (!p)
@@ -158,7 +158,7 @@ int qphs__fault_frame(const struct qphs_fault *f, uint64_t *rng, int type, const
 		      size_t len, uint8_t **out, size_t *out_len)
 {
 	static const char not_json[] = "this is not JSON\n";
-	int typed = type != QPHS_MSG_OLD_PROTOCOL;
+	int typed = type != QPHS_HS_OLD_PROTOCOL;
 
 	switch (f ? f->kind : QPHS_FAULT_NONE) {
 	case QPHS_FAULT_CLOSE:
@@ -183,9 +183,9 @@ int qphs__fault_frame(const struct qphs_fault *f, uint64_t *rng, int type, const
 	case QPHS_FAULT_TRAILING:
 		return trailing(type, json, len, out, out_len);
 	case QPHS_FAULT_WRONG_TYPE:
-		return frame(typed ? (type + 1) % 4 : QPHS_MSG_PROBE, json, len, out, out_len);
+		return frame(typed ? (type + 1) % 4 : QPHS_HS_PROBE, json, len, out, out_len);
 	case QPHS_FAULT_OLD_PROTOCOL:
-		return frame(QPHS_MSG_OLD_PROTOCOL, json, len, out, out_len);
+		return frame(QPHS_HS_OLD_PROTOCOL, json, len, out, out_len);
 	default:
 		return frame(type, json, len, out, out_len);
 	}

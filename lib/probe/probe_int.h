@@ -89,6 +89,5 @@ size_t qphs__probe_rd_atomic_16(struct qphs__probe_env *e, struct qphs_probe_row
 size_t qphs__probe_rts_rd_over(struct qphs__probe_env *e, struct qphs_probe_row *r);
 size_t qphs__probe_err_reset(struct qphs__probe_env *e, struct qphs_probe_row *r);
 
-double qphs__mono_ms(void);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "probe_int.h"
 #include "rdma/qpattr.h"
 

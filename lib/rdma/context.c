@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec/desc.h"
+#include "qphs/body.h"
 #include "gidrank.h"
 #include "base/log.h"
 #include "qphs/error.h"
@@ -130,7 +130,7 @@ static int choose_gid(struct qphs_context *ctx)
 				      ctx->device, ctx->port, ctx->gid_index, tbl_len);
 		return QPHS_ERR_GID_NULL;
 	}
-	qphs__gid_format(ctx->gid.raw, ctx->gid_str);
+	qphs_gid_format(ctx->gid.raw, ctx->gid_str);
 	return 0;
 }
 

@@ -74,7 +74,7 @@ static void *filler_main(void *arg)
 	while (!ctx->pool_stop) {
 		if (ctx->pool_n >= size && ctx->pool_filling) {
 			ctx->pool_filling = 0;
-			pthread_cond_broadcast(&ctx->pool_cond); /* pool_fill */
+			pthread_cond_broadcast(&ctx->pool_cond); /* fill_qp_pool */
 		} else if (2 * ctx->pool_n < size) {
 			ctx->pool_filling = 1;
 		}
@@ -191,9 +191,8 @@ int qphs__qp_give(struct qphs_context *ctx, struct qphs__qp *qp, int fresh)
 	return qphs__qp_destroy(ctx, qp);
 }
 
-/* Starts a refill now, whatever the level, and waits until the pool is
- * full: before an expected burst (the benchmark's timed parts). */
-int qphs__qp_pool_fill(struct qphs_context *ctx, int timeout_ms)
+/* qphs/rdma.h.  The benchmark's timed parts start from a full pool. */
+int qphs_context_fill_qp_pool(struct qphs_context *ctx, int timeout_ms)
 {
 	struct timespec until;
 	int ok;

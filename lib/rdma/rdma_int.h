@@ -174,13 +174,12 @@ int qphs__qp_to_err(struct qphs_context *ctx, struct qphs__qp *qp);
  * many as the pool holds, the rest created now; on a failed create returns
  * its errno and its index in *failed_at (the slots before it are set, the
  * caller destroys them).  give: back to the pool when fresh (its number
- * never went on the wire), else destroyed.  pool_fill: refill now and wait
- * until full (before a burst). */
+ * never went on the wire), else destroyed.  (Refill and wait:
+ * qphs_context_fill_qp_pool.) */
 int qphs__qp_pool_start(struct qphs_context *ctx);
 void qphs__qp_pool_stop(struct qphs_context *ctx);
 int qphs__qp_take(struct qphs_context *ctx, struct qphs__qp *qps, int n, int *failed_at);
 int qphs__qp_give(struct qphs_context *ctx, struct qphs__qp *qp, int fresh);
-int qphs__qp_pool_fill(struct qphs_context *ctx, int timeout_ms);
 
 /* diag.c: appends " [finding]" to text for a failed step (QPHS_TR_*). */
 void qphs__diag(struct qphs_context *ctx, int step, const struct qphs__qp *qp,
@@ -204,8 +203,8 @@ void qphs__ep_ack_deadline(struct qphs_endpoint *ep, int active);
 void qphs__ep_destroy_all(struct qphs_context *ctx);
 
 /* handshake.c: the Connection bodies. */
-struct qphs__hs_desc;
-int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs__hs_desc *d);
+struct qphs_hs_desc;
+int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs_hs_desc *d);
 
 /* passive.c, run on workers. */
 struct qphs_request;
@@ -219,7 +218,5 @@ void qphs__passive_metadata(struct qphs_rdma *r, struct qphs_request *req);
 struct qphs_context *qphs__rdma_find_ctx(struct qphs_rdma *r, const char *device);
 struct qphs_context *qphs__rdma_find_ctx_locked(struct qphs_rdma *r, const char *device);
 
-/* Monotonic milliseconds. */
-double qphs__mono_ms(void);
 
 #endif

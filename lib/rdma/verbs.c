@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "qphs/error.h"
+#include "qphs/config.h"
 #include "verbs.h"
 
 /* ---- the real driver -------------------------------------------------- */
@@ -234,9 +235,14 @@ static const struct qphs__verbs_ops *const profiles[] = {
 	&real_ops, &e810_ops, &erdma_ops, &strict_mtu_ops, &ionic_ops,
 };
 
-const char *const qphs__quirk_profiles[] = {
+static const char *const profile_names[] = {
 	"e810", "erdma", "strict-path-mtu", "ionic-atomic", NULL,
 };
+
+const char *const *qphs_quirk_profiles(void)
+{
+	return profile_names;
+}
 
 int qphs__verbs_init(struct qphs__verbs *v, const char *profile,
 		     struct ibv_context *ctx, uint8_t port)

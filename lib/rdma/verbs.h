@@ -61,9 +61,6 @@ int qphs__verbs_init(struct qphs__verbs *v, const char *profile,
 		     struct ibv_context *ctx, uint8_t port);
 void qphs__verbs_fini(struct qphs__verbs *v);
 
-/* The known profile names, NULL-terminated; for help texts. */
-extern const char *const qphs__quirk_profiles[];
-
 /* Passthroughs for calls no quirk touches (still the only ibv_* callers). */
 struct ibv_context *qphs__verbs_open(const char *name, char *err, size_t errlen);
 /* The names of up to max devices into names[i] (64 bytes each); returns how

@@ -19,6 +19,7 @@
 
 #include "handshake.h"
 #include "base/log.h"
+#include "base/clock.h"
 #include "qphs/error.h"
 #include "rdma/rdma_int.h"
 
@@ -60,9 +61,9 @@ static int wait_existing(struct qphs_endpoint *ep)
 
 /* The second Connection request: same desc, "ready_ack": true. */
 static int send_ready_ack(struct qphs_endpoint *ep, const char *server,
-			  struct qphs__hs_desc *local)
+			  struct qphs_hs_desc *local)
 {
-	struct qphs__hs_desc reply;
+	struct qphs_hs_desc reply;
 	char txt[QPHS__TEXT_LEN];
 	int rc;
 
@@ -71,7 +72,7 @@ static int send_ready_ack(struct qphs_endpoint *ep, const char *server,
 	rc = qphs__hs_send_timed(ep->ctx, server, local, &reply, txt, sizeof(txt),
 				 &ep->ack_connect_ms);
 	if (rc == 0 || rc == QPHS_ERR_REJECT_HANDSHAKE)
-		qphs__hs_desc_clear(&reply);
+		qphs_hs_desc_clear(&reply);
 	pthread_mutex_lock(&ep->lock);
 	if (rc) {
 		QPHS_ERR("[Handshake] Failed to send RDMA ready ACK to %s: %s", ep->peer_path, txt);
@@ -90,7 +91,7 @@ static int send_ready_ack(struct qphs_endpoint *ep, const char *server,
 }
 
 /* The reply arrived on an endpoint our passive side already connected. */
-static int already_connected(struct qphs_endpoint *ep, const struct qphs__hs_desc *reply,
+static int already_connected(struct qphs_endpoint *ep, const struct qphs_hs_desc *reply,
 			     int *need_ack)
 {
 	if (qphs__ep_qpns_equal(ep, reply->qp_num, reply->qp_count)) {
@@ -109,8 +110,8 @@ static int already_connected(struct qphs_endpoint *ep, const struct qphs__hs_des
 	return QPHS_ERR_RETIRED;
 }
 
-static int check_paths(struct qphs_endpoint *ep, const struct qphs__hs_desc *reply,
-		       const struct qphs__hs_desc *local)
+static int check_paths(struct qphs_endpoint *ep, const struct qphs_hs_desc *reply,
+		       const struct qphs_hs_desc *local)
 {
 	if (!strcmp(reply->local_nic_path, ep->peer_path) &&
 	    !strcmp(reply->peer_nic_path, local->local_nic_path))
@@ -124,8 +125,8 @@ static int check_paths(struct qphs_endpoint *ep, const struct qphs__hs_desc *rep
 }
 
 /* Brings our QPs to RTS from the reply.  ep->lock held. */
-static int setup_from_reply(struct qphs_endpoint *ep, const struct qphs__hs_desc *reply,
-			    const struct qphs__hs_desc *local)
+static int setup_from_reply(struct qphs_endpoint *ep, const struct qphs_hs_desc *reply,
+			    const struct qphs_hs_desc *local)
 {
 	uint8_t gid[16];
 	uint16_t lid = reply->local_lid;
@@ -150,7 +151,7 @@ static int setup_from_reply(struct qphs_endpoint *ep, const struct qphs__hs_desc
 			qphs__ep_set_err(ep, rc, "%s", txt);
 			return rc;
 		}
-	} else if (qphs__gid_parse(reply->local_gid, gid)) {
+	} else if (qphs_gid_parse(reply->local_gid, gid)) {
 		qphs__ep_set_err(ep, QPHS_ERR_BAD_GID, "Invalid peer GID: %s [want 16 ':'-separated "
 				 "hex bytes]", reply->local_gid);
 		return QPHS_ERR_BAD_GID;
@@ -161,7 +162,7 @@ static int setup_from_reply(struct qphs_endpoint *ep, const struct qphs__hs_desc
 /* What to do with a reply, ep->lock held.  Returns 0 with *need_ack set
  * when the ACK must still be sent. */
 static int handle_reply(struct qphs_endpoint *ep, int rc, const char *txt,
-			struct qphs__hs_desc *reply, struct qphs__hs_desc *local, int *need_ack)
+			struct qphs_hs_desc *reply, struct qphs_hs_desc *local, int *need_ack)
 {
 	int st = atomic_load(&ep->status);
 
@@ -221,11 +222,11 @@ static void reply_delay_hook(struct qphs_context *ctx)
 /* The RPC thread's part of one attempt. */
 static int run_handshake(struct qphs_endpoint *ep, const char *server)
 {
-	struct qphs__hs_desc local, reply;
+	struct qphs_hs_desc local, reply;
 	char txt[QPHS__TEXT_LEN] = "";
 	int rc, need_ack = 0, parsed;
 
-	if ((rc = qphs__hs_desc_init(&local)))
+	if ((rc = qphs_hs_desc_init(&local)))
 		return rc;
 	pthread_mutex_lock(&ep->lock);
 	rc = qphs__hs_local_desc(ep, &local);
@@ -243,13 +244,13 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 		ep->tcp_ms = tcp;
 		reply_delay_hook(ep->ctx);
 		parsed = rc == 0 || rc == QPHS_ERR_REJECT_HANDSHAKE;
-		if (!parsed && qphs__hs_desc_init(&reply) == 0)
+		if (!parsed && qphs_hs_desc_init(&reply) == 0)
 			parsed = 1;
 		pthread_mutex_lock(&ep->lock);
 		rc = handle_reply(ep, rc, txt, &reply, &local, &need_ack);
 		pthread_mutex_unlock(&ep->lock);
 		if (parsed)
-			qphs__hs_desc_clear(&reply);
+			qphs_hs_desc_clear(&reply);
 	}
 	if (!rc && need_ack) {
 		double t0 = qphs__mono_ms();
@@ -257,7 +258,7 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 		rc = send_ready_ack(ep, server, &local);
 		ep->ack_ms = qphs__mono_ms() - t0;
 	}
-	qphs__hs_desc_clear(&local);
+	qphs_hs_desc_clear(&local);
 	return rc;
 }
 
@@ -312,7 +313,7 @@ int qphs_connect(struct qphs_context *ctx, const char *peer, struct qphs_endpoin
 		pthread_mutex_unlock(&ctx->event_lock);
 		return QPHS_ERR_PORT_NOT_ACTIVE;
 	}
-	if (qphs__nic_path_split(peer, &server, &dev)) {
+	if (qphs_nic_path_split(peer, &server, &dev)) {
 		qphs__context_set_err(ctx, "Parse peer nic path failed: %s", peer);
 		return QPHS_ERR_BAD_NIC_PATH;
 	}

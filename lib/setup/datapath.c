@@ -13,6 +13,7 @@
 
 #include "handshake.h"
 #include "base/log.h"
+#include "base/clock.h"
 #include "qphs/error.h"
 #include "rdma/rdma_int.h"
 
@@ -85,7 +86,7 @@ static int post(struct check *c, enum ibv_wr_opcode op, uint64_t wr_id)
 /* The peer's check region: address and rkey from its segment descriptor. */
 static int find_region(struct check *c, const char *server, const char *dev, uint32_t *crc)
 {
-	struct qphs__segment_desc s;
+	struct qphs_segment_desc s;
 	char ask[128], prefix[96], txt[256];
 	int rc;
 
@@ -97,7 +98,7 @@ static int find_region(struct check *c, const char *server, const char *dev, uin
 	snprintf(prefix, sizeof(prefix), "qphs_check@%s", dev);
 	rc = QPHS_ERR_METADATA;
 	for (size_t i = 0; i < s.buffer_count; i++) {
-		const struct qphs__seg_buffer *b = &s.buffers[i];
+		const struct qphs_seg_buffer *b = &s.buffers[i];
 
 		if (strncmp(b->name, prefix, strlen(prefix)) || i >= b->rkey_count)
 			continue;
@@ -107,7 +108,7 @@ static int find_region(struct check *c, const char *server, const char *dev, uin
 		if (crc && sscanf(b->name + strlen(prefix), " crc32=%x", crc) != 1)
 			rc = QPHS_ERR_METADATA;
 	}
-	qphs__segment_desc_clear(&s);
+	qphs_segment_desc_clear(&s);
 	if (rc)
 		snprintf(c->res->text, sizeof(c->res->text), "peer has no usable check region for %s",
 			 dev);
@@ -178,7 +179,7 @@ static int run(struct check *c)
 	struct qphs_context *ctx = c->ep->ctx;
 	char *server = NULL, *dev = NULL;
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
-	int rc = qphs__nic_path_split(c->ep->peer_path, &server, &dev);
+	int rc = qphs_nic_path_split(c->ep->peer_path, &server, &dev);
 
 	if (rc)
 		return rc;

@@ -11,16 +11,9 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "base/clock.h"
 #include "qphs/error.h"
 #include "rdma/rdma_int.h"
-
-double qphs__mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 const char *qphs_ep_status_name(int s)
 {

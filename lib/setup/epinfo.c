@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "base/clock.h"
 #include "qphs/error.h"
 #include "rdma/rdma_int.h"
 
@@ -43,6 +44,9 @@ int qphs_endpoint_info(struct qphs_endpoint *ep, struct qphs_endpoint_info *out)
 	out->ack_ms = ep->ack_ms;
 	out->passive_setup_ms = ep->passive_setup_ms;
 	out->tcp_connect_ms = ep->tcp_ms;
+	out->qp_take_ms = ep->create_ms;
+	out->ack_tcp_connect_ms = ep->ack_connect_ms;
+	out->worker_wait_ms = ep->queue_ms;
 	memcpy(out->transition_ms, ep->tr_ms, sizeof(ep->tr_ms));
 	pthread_mutex_unlock(&ep->lock);
 	return 0;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec/desc.h"
+#include "qphs/body.h"
 #include "handshake.h"
 #include "base/log.h"
 #include "qphs/client.h"
@@ -25,7 +25,7 @@ int qphs__local_path_mtu(struct qphs_context *ctx)
 }
 
 static int fill_qpns(struct qphs_endpoint *ep, const struct qphs_rdma_hooks *h,
-		     struct qphs__hs_desc *d)
+		     struct qphs_hs_desc *d)
 {
 	size_t n = h->advertise_qp_count > 0 ? (size_t)h->advertise_qp_count : (size_t)ep->nqp;
 
@@ -44,7 +44,7 @@ static int fill_qpns(struct qphs_endpoint *ep, const struct qphs_rdma_hooks *h,
 }
 
 /* d: initialised by the caller.  Reads ep's QPs: call with ep->lock held. */
-int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs__hs_desc *d)
+int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs_hs_desc *d)
 {
 	struct qphs_context *ctx = ep->ctx;
 	struct qphs_rdma_hooks h;
@@ -57,10 +57,10 @@ int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs__hs_desc *d)
 		snprintf(path, sizeof(path), "%s@%s", ctx->hook_server, ctx->device);
 	else
 		snprintf(path, sizeof(path), "%s", ctx->nic_path);
-	rc = qphs__desc_set_str(&d->local_gid, h.advertise_gid ? ctx->hook_gid : ctx->gid_str);
+	rc = qphs_desc_set_str(&d->local_gid, h.advertise_gid ? ctx->hook_gid : ctx->gid_str);
 	pthread_mutex_unlock(&ctx->hook_lock);
-	if (rc || (rc = qphs__desc_set_str(&d->local_nic_path, path)) ||
-	    (rc = qphs__desc_set_str(&d->peer_nic_path, ep->peer_path)) ||
+	if (rc || (rc = qphs_desc_set_str(&d->local_nic_path, path)) ||
+	    (rc = qphs_desc_set_str(&d->peer_nic_path, ep->peer_path)) ||
 	    (rc = fill_qpns(ep, &h, d)))
 		return rc ? rc : QPHS_ERR_MEMORY;
 	d->local_lid = ctx->lid;
@@ -72,14 +72,14 @@ int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs__hs_desc *d)
  * here; the caller clears it when this returns 0 or
  * QPHS_ERR_REJECT_HANDSHAKE).  errtxt gets the transport's words. */
 int qphs__hs_send(struct qphs_context *ctx, const char *server,
-		  const struct qphs__hs_desc *d, struct qphs__hs_desc *reply, char *errtxt,
+		  const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
 		  size_t errlen)
 {
 	return qphs__hs_send_timed(ctx, server, d, reply, errtxt, errlen, NULL);
 }
 
 int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
-			const struct qphs__hs_desc *d, struct qphs__hs_desc *reply, char *errtxt,
+			const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
 			size_t errlen, double *connect_ms)
 {
 	struct qphs_client_result res;
@@ -87,7 +87,7 @@ int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
 	size_t len = 0;
 	int rc, prc;
 
-	if ((rc = qphs__hs_desc_encode(d, &json, &len)))
+	if ((rc = qphs_hs_desc_encode(d, &json, &len)))
 		return rc;
 	memset(&res, 0, sizeof(res));
 	rc = qphs_client_request(ctx->cfg, server,
@@ -101,7 +101,7 @@ int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
 		free(res.reply);
 		return rc;
 	}
-	prc = qphs__hs_desc_parse(res.reply ? res.reply : "", res.reply_len, reply, errtxt,
+	prc = qphs_hs_desc_parse(res.reply ? res.reply : "", res.reply_len, reply, errtxt,
 				  errlen);
 	free(res.reply);
 	return prc ? prc : rc;
@@ -111,9 +111,9 @@ int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
  * checksum_dev names one of them, that region's buffer name carries the
  * CRC-32 of its first checksum_len bytes (the data-path check). */
 int qphs__seg_local(struct qphs_rdma *r, const char *checksum_dev, size_t checksum_len,
-		    struct qphs__segment_desc *s)
+		    struct qphs_segment_desc *s)
 {
-	int rc = qphs__segment_desc_init(s);
+	int rc = qphs_segment_desc_init(s);
 
 	if (rc)
 		return rc;
@@ -124,7 +124,7 @@ int qphs__seg_local(struct qphs_rdma *r, const char *checksum_dev, size_t checks
 	rc = (!s->devices || !s->buffers) ? QPHS_ERR_MEMORY : 0;
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct qphs_context *c = r->ctx[i];
-		struct qphs__seg_buffer *b = &s->buffers[i];
+		struct qphs_seg_buffer *b = &s->buffers[i];
 		char name[160];
 
 		s->device_count = s->buffer_count = i + 1;
@@ -139,9 +139,9 @@ int qphs__seg_local(struct qphs_rdma *r, const char *checksum_dev, size_t checks
 		b->length = QPHS_CHECK_REGION_BYTES;
 		b->rkey = calloc(n, sizeof(uint32_t));
 		b->lkey = calloc(n, sizeof(uint32_t));
-		if (!b->rkey || !b->lkey || qphs__desc_set_str(&s->devices[i].name, c->device) ||
-		    qphs__desc_set_str(&s->devices[i].gid, c->gid_str) ||
-		    qphs__desc_set_str(&b->name, name)) {
+		if (!b->rkey || !b->lkey || qphs_desc_set_str(&s->devices[i].name, c->device) ||
+		    qphs_desc_set_str(&s->devices[i].gid, c->gid_str) ||
+		    qphs_desc_set_str(&b->name, name)) {
 			rc = QPHS_ERR_MEMORY;
 			break;
 		}
@@ -150,12 +150,12 @@ int qphs__seg_local(struct qphs_rdma *r, const char *checksum_dev, size_t checks
 		b->lkey[i] = c->region_mr->lkey;
 	}
 	pthread_mutex_unlock(&r->lock);
-	if (!rc && ((rc = qphs__desc_set_str(&s->name, r->server)) ||
-		    (rc = qphs__desc_set_str(&s->protocol, "rdma"))))
+	if (!rc && ((rc = qphs_desc_set_str(&s->name, r->server)) ||
+		    (rc = qphs_desc_set_str(&s->protocol, "rdma"))))
 		rc = QPHS_ERR_MEMORY;
 	s->tcp_proto_version = 1;
 	if (rc)
-		qphs__segment_desc_clear(s);
+		qphs_segment_desc_clear(s);
 	return rc;
 }
 
@@ -163,22 +163,22 @@ int qphs__seg_local(struct qphs_rdma *r, const char *checksum_dev, size_t checks
  * ("qphs-checksum DEV LEN" asks for a checksum), the reply is parsed into
  * *out (caller clears). */
 int qphs__seg_fetch(struct qphs_context *ctx, const char *server, const char *ask,
-		    struct qphs__segment_desc *out, char *errtxt, size_t errlen)
+		    struct qphs_segment_desc *out, char *errtxt, size_t errlen)
 {
-	struct qphs__segment_desc req;
+	struct qphs_segment_desc req;
 	struct qphs_client_result res;
 	char *json = NULL;
 	size_t len = 0;
 	int rc;
 
-	if ((rc = qphs__segment_desc_init(&req)))
+	if ((rc = qphs_segment_desc_init(&req)))
 		return rc;
-	rc = qphs__desc_set_str(&req.name, ask ? ask : ctx->rdma->server);
+	rc = qphs_desc_set_str(&req.name, ask ? ask : ctx->rdma->server);
 	if (!rc)
-		rc = qphs__desc_set_str(&req.protocol, "rdma");
+		rc = qphs_desc_set_str(&req.protocol, "rdma");
 	if (!rc)
-		rc = qphs__segment_desc_encode(&req, &json, &len);
-	qphs__segment_desc_clear(&req);
+		rc = qphs_segment_desc_encode(&req, &json, &len);
+	qphs_segment_desc_clear(&req);
 	if (rc)
 		return rc;
 	memset(&res, 0, sizeof(res));
@@ -186,7 +186,7 @@ int qphs__seg_fetch(struct qphs_context *ctx, const char *server, const char *as
 	free(json);
 	snprintf(errtxt, errlen, "%s", res.errstr);
 	if (!rc)
-		rc = qphs__segment_desc_parse(res.reply, res.reply_len, out, errtxt, errlen);
+		rc = qphs_segment_desc_parse(res.reply, res.reply_len, out, errtxt, errlen);
 	free(res.reply);
 	return rc;
 }
@@ -196,9 +196,9 @@ int qphs__seg_fetch(struct qphs_context *ctx, const char *server, const char *as
 int qphs__peer_gid_by_metadata(struct qphs_context *ctx, const char *nic_path, uint8_t gid[16],
 			       uint16_t *lid, char *errtxt, size_t errlen)
 {
-	struct qphs__segment_desc s;
+	struct qphs_segment_desc s;
 	char *server = NULL, *dev = NULL;
-	int rc = qphs__nic_path_split(nic_path, &server, &dev);
+	int rc = qphs_nic_path_split(nic_path, &server, &dev);
 
 	if (rc) {
 		snprintf(errtxt, errlen, "Parse peer nic path failed: %s", nic_path);
@@ -208,13 +208,13 @@ int qphs__peer_gid_by_metadata(struct qphs_context *ctx, const char *nic_path, u
 	if (!rc) {
 		rc = QPHS_ERR_DEVICE_NOT_FOUND;
 		for (size_t i = 0; i < s.device_count; i++)
-			if (!strcmp(s.devices[i].name, dev) && !qphs__gid_parse(s.devices[i].gid, gid)) {
+			if (!strcmp(s.devices[i].name, dev) && !qphs_gid_parse(s.devices[i].gid, gid)) {
 				*lid = s.devices[i].lid;
 				rc = 0;
 			}
 		if (rc)
 			snprintf(errtxt, errlen, "Peer nic not found in that server: %s", nic_path);
-		qphs__segment_desc_clear(&s);
+		qphs_segment_desc_clear(&s);
 	}
 	free(server);
 	free(dev);

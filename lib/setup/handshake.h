@@ -6,22 +6,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "codec/desc.h"
+#include "qphs/body.h"
 #include "rdma/rdma_int.h"
 
 int qphs__local_path_mtu(struct qphs_context *ctx);
 int qphs__hs_send(struct qphs_context *ctx, const char *server,
-		  const struct qphs__hs_desc *d, struct qphs__hs_desc *reply, char *errtxt,
+		  const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
 		  size_t errlen);
 /* The same; *connect_ms (may be NULL) gets the TCP connect's time, also
  * when connecting failed. */
 int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
-			const struct qphs__hs_desc *d, struct qphs__hs_desc *reply, char *errtxt,
+			const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
 			size_t errlen, double *connect_ms);
 int qphs__seg_local(struct qphs_rdma *r, const char *checksum_dev, size_t checksum_len,
-		    struct qphs__segment_desc *s);
+		    struct qphs_segment_desc *s);
 int qphs__seg_fetch(struct qphs_context *ctx, const char *server, const char *ask,
-		    struct qphs__segment_desc *out, char *errtxt, size_t errlen);
+		    struct qphs_segment_desc *out, char *errtxt, size_t errlen);
 int qphs__peer_gid_by_metadata(struct qphs_context *ctx, const char *nic_path,
 			       uint8_t gid[16], uint16_t *lid, char *errtxt, size_t errlen);
 uint32_t qphs__crc32(const uint8_t *p, size_t n);

@@ -21,9 +21,10 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "qphs/body.h"
+#include "base/clock.h"
 #include "qphs/error.h"
 #include "rdma/rdma_int.h"
-#include "hs/request.h"
 #include "rdma/verbs.h"
 
 struct qphs__job {
@@ -123,7 +124,7 @@ static void *worker_main(void *arg)
 
 static int is_ready_ack(const struct qphs_request *req)
 {
-	const struct qphs__hs_desc *d = qphs__request_desc(req);
+	const struct qphs_hs_desc *d = qphs_request_desc(req);
 
 	return qphs_request_type(req) == QPHS_HS_CONNECTION && d && d->has_ready_ack &&
 	       d->ready_ack;
@@ -200,8 +201,8 @@ static int check_options(const struct qphs_config *cfg, char *err, size_t errlen
 {
 	int known = !cfg->quirk_profile[0];
 
-	for (int i = 0; qphs__quirk_profiles[i]; i++)
-		known |= !strcmp(cfg->quirk_profile, qphs__quirk_profiles[i]);
+	for (int i = 0; qphs_quirk_profiles()[i]; i++)
+		known |= !strcmp(cfg->quirk_profile, qphs_quirk_profiles()[i]);
 	if (!known) {
 		snprintf(err, errlen, "quirk_profile '%s' is not one of e810, erdma, "
 			 "strict-path-mtu, ionic-atomic", cfg->quirk_profile);

@@ -13,9 +13,10 @@
 
 #include "handshake.h"
 #include "base/log.h"
+#include "qphs/body.h"
+#include "base/clock.h"
 #include "qphs/error.h"
 #include "rdma/rdma_int.h"
-#include "hs/request.h"
 
 struct passive {
 	struct qphs_rdma *r;
@@ -23,8 +24,8 @@ struct passive {
 	int nowait;        /* loop thread: never wait for ep->lock */
 	int busy;          /* nowait and ep->lock was held: not answered */
 	struct qphs_context *ctx;
-	struct qphs__hs_desc *peer;
-	struct qphs__hs_desc *out;
+	struct qphs_hs_desc *peer;
+	struct qphs_hs_desc *out;
 	uint8_t gid[16];
 	uint16_t lid;
 };
@@ -39,7 +40,7 @@ static void reject(struct passive *p, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	QPHS_ERR("[Handshake] rejecting request from %s: %s", p->peer->local_nic_path, msg);
-	qphs__desc_set_str(&p->out->reply_msg, msg);
+	qphs_desc_set_str(&p->out->reply_msg, msg);
 	pthread_mutex_lock(&p->r->lock);
 	p->r->n_rejections++;
 	snprintf(p->r->last_rejection, sizeof(p->r->last_rejection), "%s", msg);
@@ -49,7 +50,7 @@ static void reject(struct passive *p, const char *fmt, ...)
 /* Checks that need no endpoint.  Returns 0 when setup may go on. */
 static int precheck(struct passive *p)
 {
-	struct qphs__hs_desc *peer = p->peer;
+	struct qphs_hs_desc *peer = p->peer;
 	char txt[QPHS__TEXT_LEN];
 
 	if (strcmp(peer->peer_nic_path, p->ctx->nic_path)) {
@@ -71,7 +72,7 @@ static int precheck(struct passive *p)
 			reject(p, "%s", txt);
 			return -1;
 		}
-	} else if (qphs__gid_parse(peer->local_gid, p->gid)) {
+	} else if (qphs_gid_parse(peer->local_gid, p->gid)) {
 		reject(p, "Invalid peer GID: %s [want 16 ':'-separated hex bytes]", peer->local_gid);
 		return -1;
 	}
@@ -168,12 +169,12 @@ static void ready_ack(struct passive *p)
 	qphs_endpoint_put(ep);
 }
 
-static void reply_with(struct qphs_request *req, struct qphs__hs_desc *out)
+static void reply_with(struct qphs_request *req, struct qphs_hs_desc *out)
 {
 	char *json = NULL;
 	size_t len = 0;
 
-	if (qphs__hs_desc_encode(out, &json, &len)) {
+	if (qphs_hs_desc_encode(out, &json, &len)) {
 		qphs_request_close(req);
 		return;
 	}
@@ -185,7 +186,7 @@ static void dispatch(struct passive *p)
 {
 	char *server = NULL, *dev = NULL;
 
-	if (qphs__nic_path_split(p->peer->peer_nic_path, &server, &dev)) {
+	if (qphs_nic_path_split(p->peer->peer_nic_path, &server, &dev)) {
 		reject(p, "Parse peer nic path failed: %s", p->peer->peer_nic_path);
 		return;
 	}
@@ -205,36 +206,36 @@ static void dispatch(struct passive *p)
 static int passive_connection(struct qphs_rdma *r, struct qphs_request *req, double queued_ms,
 			      int nowait)
 {
-	struct qphs__hs_desc peer, out;
+	struct qphs_hs_desc peer, out;
 	struct passive p = {.r = r, .peer = &peer, .out = &out, .queued_ms = queued_ms,
 			    .nowait = nowait};
 	char err[QPHS__TEXT_LEN] = "out of memory";
 	size_t len = 0;
-	const struct qphs__hs_desc *parsed = qphs__request_desc(req);
+	const struct qphs_hs_desc *parsed = qphs_request_desc(req);
 	const char *json = qphs_request_json(req, &len);
 	/* The daemon already parsed and checked the body: copy its desc. */
-	int ok = parsed ? !qphs__hs_desc_copy(&peer, parsed)
-			: !qphs__hs_desc_parse(json, len, &peer, err, sizeof(err));
+	int ok = parsed ? !qphs_hs_desc_copy(&peer, parsed)
+			: !qphs_hs_desc_parse(json, len, &peer, err, sizeof(err));
 
-	if (qphs__hs_desc_init(&out)) {
+	if (qphs_hs_desc_init(&out)) {
 		if (ok)
-			qphs__hs_desc_clear(&peer);
+			qphs_hs_desc_clear(&peer);
 		qphs_request_close(req);
 		return 0;
 	}
 	if (!ok) {
-		qphs__desc_set_str(&out.reply_msg, err);
+		qphs_desc_set_str(&out.reply_msg, err);
 	} else {
-		qphs__desc_set_str(&out.peer_nic_path, peer.local_nic_path);
+		qphs_desc_set_str(&out.peer_nic_path, peer.local_nic_path);
 		dispatch(&p);
 		/* ready_ack only when the request had it and we speak it. */
 		out.has_ready_ack = peer.has_ready_ack && r->cfg.ready_ack && !peer.ready_ack;
 		out.ready_ack = false;
-		qphs__hs_desc_clear(&peer);
+		qphs_hs_desc_clear(&peer);
 	}
 	if (!p.busy)
 		reply_with(req, &out);
-	qphs__hs_desc_clear(&out);
+	qphs_hs_desc_clear(&out);
 	return p.busy;
 }
 
@@ -256,27 +257,27 @@ int qphs__passive_ack_now(struct qphs_rdma *r, struct qphs_request *req)
  * name asks for the CRC-32 of DEV's check region (data-path check). */
 void qphs__passive_metadata(struct qphs_rdma *r, struct qphs_request *req)
 {
-	struct qphs__segment_desc in, out;
+	struct qphs_segment_desc in, out;
 	char err[256], dev[64] = "";
 	size_t len = 0, cklen = 0;
 	const char *json = qphs_request_json(req, &len);
 	char *body = NULL;
 
-	if (qphs__segment_desc_parse(json, len, &in, err, sizeof(err))) {
+	if (qphs_segment_desc_parse(json, len, &in, err, sizeof(err))) {
 		qphs_request_close(req);
 		return;
 	}
 	if (sscanf(in.name, "qphs-checksum %63s %zu", dev, &cklen) != 2)
 		dev[0] = '\0';
-	qphs__segment_desc_clear(&in);
+	qphs_segment_desc_clear(&in);
 	if (qphs__seg_local(r, dev[0] ? dev : NULL, cklen, &out)) {
 		qphs_request_close(req);
 		return;
 	}
-	if (!qphs__segment_desc_encode(&out, &body, &len))
+	if (!qphs_segment_desc_encode(&out, &body, &len))
 		qphs_request_reply(req, body, len);
 	else
 		qphs_request_close(req);
 	free(body);
-	qphs__segment_desc_clear(&out);
+	qphs_segment_desc_clear(&out);
 }

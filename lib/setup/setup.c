@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/clock.h"
 #include "qphs/error.h"
 #include "rdma/qpattr.h"
 #include "rdma/rdma_int.h"

@@ -12,7 +12,7 @@
 
 #include <json-c/json.h>
 
-#include "codec/desc.h"
+#include "qphs/body.h"
 #include "codec/jsonw.h"
 #include "qphs.h"
 
@@ -73,7 +73,7 @@ static size_t u32_list(const char *v, size_t n, uint32_t **out)
 	return count;
 }
 
-static void extra_add(struct qphs__hs_desc *d, const char *key, struct json_object *v)
+static void extra_add(struct qphs_hs_desc *d, const char *key, struct json_object *v)
 {
 	if (!d->extra)
 		d->extra = json_object_new_object();
@@ -92,7 +92,7 @@ static struct json_object *u32_json(const char *v, size_t n)
 	return arr;
 }
 
-static void set_field(struct qphs__hs_desc *d, const char *key, size_t klen, const char *v,
+static void set_field(struct qphs_hs_desc *d, const char *key, size_t klen, const char *v,
 		      size_t n)
 {
 	static const char *const names[] = {"local_nic_path", "local_gid", "peer_nic_path",
@@ -104,7 +104,7 @@ static void set_field(struct qphs__hs_desc *d, const char *key, size_t klen, con
 #define IS(k) (klen == strlen(k) && !strncmp(key, k, klen))
 	for (size_t i = 0; i < 5; i++)
 		if (IS(names[i]))
-			qphs__desc_set_str(f[i], s);
+			qphs_desc_set_str(f[i], s);
 	if (IS("local_lid"))
 		d->local_lid = (uint16_t)strtoul(v, NULL, 10);
 	else if (IS("qp_num"))
@@ -123,11 +123,11 @@ static void set_field(struct qphs__hs_desc *d, const char *key, size_t klen, con
 
 static void run_enc(const char *rec)
 {
-	struct qphs__hs_desc d;
+	struct qphs_hs_desc d;
 	char *out;
 	size_t len;
 
-	qphs__hs_desc_init(&d);
+	qphs_hs_desc_init(&d);
 	while (*rec) {
 		const char *end = strchr(rec, ';'), *eq = strchr(rec, '=');
 		if (!end)
@@ -136,14 +136,14 @@ static void run_enc(const char *rec)
 			set_field(&d, rec, (size_t)(eq - rec), eq + 3, (size_t)(end - eq - 3));
 		rec = *end ? end + 1 : end;
 	}
-	qphs__hs_desc_encode(&d, &out, &len);
+	qphs_hs_desc_encode(&d, &out, &len);
 	printf("ok enc=");
 	put_hex(out, len);
 	free(out);
-	qphs__hs_desc_clear(&d);
+	qphs_hs_desc_clear(&d);
 }
 
-static void print_hs(struct qphs__hs_desc *d)
+static void print_hs(struct qphs_hs_desc *d)
 {
 	char *out;
 	size_t len;
@@ -166,7 +166,7 @@ static void print_hs(struct qphs__hs_desc *d)
 	d->path_mtu = 0;
 	json_object_put(d->extra);
 	d->extra = NULL;
-	qphs__hs_desc_encode(d, &out, &len);
+	qphs_hs_desc_encode(d, &out, &len);
 	put_hex(out, len);
 	free(out);
 }
@@ -180,7 +180,7 @@ static void run_body(const char *mode, const char *body, size_t n)
 
 	if (!strcmp(mode, "write")) {
 		struct json_object *obj;
-		rc = qphs__json_parse(body, n, &obj, err, sizeof(err));
+		rc = qphs_json_parse(body, n, &obj, err, sizeof(err));
 		if (!rc) {
 			qphs__jsonw_write(obj, &out, &len);
 			json_object_put(obj);
@@ -189,25 +189,25 @@ static void run_body(const char *mode, const char *body, size_t n)
 			free(out);
 		}
 	} else if (!strcmp(mode, "notify")) {
-		struct qphs__notify nt;
-		rc = qphs__notify_parse(body, n, &nt, err, sizeof(err));
+		struct qphs_notify nt;
+		rc = qphs_notify_parse(body, n, &nt, err, sizeof(err));
 		if (!rc) {
 			printf("ok name=");
 			put_hexs(nt.name);
 			printf(" msg=");
 			put_hexs(nt.notify_msg);
-			qphs__notify_encode(&nt, &out, &len);
+			qphs_notify_encode(&nt, &out, &len);
 			printf(" enc=");
 			put_hex(out, len);
 			free(out);
-			qphs__notify_clear(&nt);
+			qphs_notify_clear(&nt);
 		}
 	} else {
-		struct qphs__hs_desc d;
-		rc = qphs__hs_desc_parse(body, n, &d, err, sizeof(err));
+		struct qphs_hs_desc d;
+		rc = qphs_hs_desc_parse(body, n, &d, err, sizeof(err));
 		if (!rc) {
 			print_hs(&d);
-			qphs__hs_desc_clear(&d);
+			qphs_hs_desc_clear(&d);
 		}
 	}
 	if (rc)

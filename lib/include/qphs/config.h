@@ -55,7 +55,7 @@ struct qphs_config {
 	bool ready_ack;             /* speak the ready-ACK exchange, true */
 	bool strict_reset;          /* always issue ->RESET, false */
 	enum qphs_reset_policy reset_policy; /* QPHS_RESET_RECONSTRUCT */
-	char quirk_profile[32];     /* "" = real driver; "e810", "erdma", ... */
+	char quirk_profile[32];     /* "" = real driver; qphs_quirk_profiles() */
 	/* API only, RDMA (lib/context, lib/endpoint). */
 	bool rd_atomic_clamp;       /* clamp rd_atomic to the device caps, true */
 	bool mtu_reread;            /* re-read active MTU at every connect, true */
@@ -92,5 +92,10 @@ QPHS_EXPORT int qphs_config_from_env(struct qphs_config *cfg,
  * checked; same return values and message form (naming the field). */
 QPHS_EXPORT int qphs_config_validate(const struct qphs_config *cfg, char *err,
 				     size_t errlen);
+
+/* The quirk profiles quirk_profile may name, NULL-terminated (static:
+ * never freed).  Each imitates a driver we cannot run; lib/rdma/verbs.c
+ * says which and from what source. */
+QPHS_EXPORT const char *const *qphs_quirk_profiles(void);
 
 #endif

@@ -43,18 +43,10 @@
 
 #include "qphs/config.h"
 #include "qphs/export.h"
+#include "qphs/frame.h" /* enum qphs_hs_type */
 
 struct qphs_daemon;
 struct qphs_request;
-
-/* Message types on the wire (SPEC §1). */
-enum qphs_hs_type {
-	QPHS_HS_CONNECTION = 0,
-	QPHS_HS_METADATA = 1,
-	QPHS_HS_NOTIFY = 2,
-	QPHS_HS_PROBE = 3,
-	QPHS_HS_OLD_PROTOCOL = 0xff, /* an untyped (old protocol) frame */
-};
 
 /* Called on the loop thread with a complete, well-formed JSON request.
  * req is transferred to the handler: it must be completed exactly once. */
@@ -95,6 +87,13 @@ QPHS_EXPORT int qphs_request_type(const struct qphs_request *req);
 QPHS_EXPORT const char *qphs_request_json(const struct qphs_request *req,
 					  size_t *len);
 QPHS_EXPORT const char *qphs_request_peer(const struct qphs_request *req);
+
+/* The Connection (or old-protocol) body as the daemon already parsed and
+ * checked it, so a handler need not parse it again; NULL for other types.
+ * Borrowed: valid until the request is completed.  Any thread that holds
+ * the request. */
+struct qphs_hs_desc;
+QPHS_EXPORT const struct qphs_hs_desc *qphs_request_desc(const struct qphs_request *req);
 
 /* Completes req with a reply body (copied; the frame type follows the
  * request's, untyped for old-protocol requests).  Any thread.  req is freed:

@@ -104,4 +104,26 @@ QPHS_EXPORT int qphs_probe_run(const struct qphs_probe_opts *opts, struct qphs_p
  * Static storage for names; the fallback is written into buf (borrowed). */
 QPHS_EXPORT const char *qphs_probe_errno_name(int e, char *buf, size_t len);
 
+/* Measurements for `make bench`, on contexts the library opened
+ * (qphs_rdma_open_device), so with their configured QP shape and quirk
+ * profile.  Both create and destroy their own QPs and leave nothing. */
+struct qphs_context;
+struct qphs_qp_capacity {
+	int created;           /* QPs created before the first refusal or cap */
+	int limit_errno;       /* the refusal's errno; 0 when cap came first */
+	double create_mean_ms; /* per created QP */
+};
+/* Creates QPs on ctx until one is refused or cap exist, then destroys
+ * them.  out: caller's.  Returns 0 or QPHS_ERR_INVALID_ARGUMENT. */
+QPHS_EXPORT int qphs_probe_qp_capacity(struct qphs_context *ctx, int cap,
+				       struct qphs_qp_capacity *out);
+/* modify_qp latency: m times, a fresh QP of a connected to a fresh QP of b
+ * (RESET -> INIT -> RTR at 1024 bytes -> RTS, then RTS -> RESET), each
+ * call timed.  us[QPHS_TR_RESET..QPHS_TR_RTS] (enum in qphs/rdma.h) are
+ * caller's arrays of m doubles, filled with microseconds; RESET is the
+ * RTS -> RESET call.  Returns 0, QPHS_ERR_CREATE_QP or QPHS_ERR_MODIFY_QP
+ * (the arrays then hold what ran). */
+QPHS_EXPORT int qphs_probe_transition_us(struct qphs_context *a, struct qphs_context *b,
+					 int m, double *const us[4]);
+
 #endif

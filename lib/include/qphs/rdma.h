@@ -124,6 +124,10 @@ struct qphs_context_info {
 QPHS_EXPORT int qphs_context_info(struct qphs_context *ctx, struct qphs_context_info *out);
 /* Borrowed, stable until qphs_rdma_free. */
 QPHS_EXPORT const char *qphs_context_nic_path(const struct qphs_context *ctx);
+/* Refills ctx's QP pool (cfg->qp_pool_size) now, whatever its level, and
+ * waits until it is full or timeout_ms passed: before an expected burst.
+ * Returns 0 (also without a pool) or QPHS_ERR_BUSY on timeout. */
+QPHS_EXPORT int qphs_context_fill_qp_pool(struct qphs_context *ctx, int timeout_ms);
 /* Last error text of ctx, e.g. of a connect refused before any endpoint was
  * involved (borrowed; valid until the next call on ctx). */
 QPHS_EXPORT const char *qphs_context_errstr(const struct qphs_context *ctx);
@@ -204,6 +208,10 @@ struct qphs_endpoint_info {
 	 * because the QP was in RESET; the steps after a failed one). */
 	double tcp_connect_ms;
 	double transition_ms[QPHS_TR_COUNT];
+	/* More of the last setup, in ms: taking or creating its QPs; the TCP
+	 * connect of the ready ACK (active only); on the passive side, the
+	 * wait for a worker thread. */
+	double qp_take_ms, ack_tcp_connect_ms, worker_wait_ms;
 };
 /* Fills out (caller's).  Reads every QP's state with ibv_query_qp. */
 QPHS_EXPORT int qphs_endpoint_info(struct qphs_endpoint *ep,

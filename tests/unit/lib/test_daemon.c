@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "hs_testutil.h"
-#include "hs/request.h"
 #include "unit.h"
 
 #define PROBE_REPLY "\x16\0\0\0\0\0\0\0\x03{\"status\":\"success\"}\n"
@@ -437,10 +436,10 @@ static void *answer_later(void *arg)
 	nanosleep(&ts, NULL);
 	ck_assert_int_eq(qphs_request_type(req), QPHS_HS_CONNECTION);
 	/* The body comes parsed, so the handler need not parse it again. */
-	ck_assert_ptr_nonnull(qphs__request_desc(req));
-	ck_assert_uint_eq(qphs__request_desc(req)->qp_count, 2);
-	ck_assert_uint_eq(qphs__request_desc(req)->qp_num[1], 8);
-	ck_assert_str_eq(qphs__request_desc(req)->peer_nic_path, "b:2@y");
+	ck_assert_ptr_nonnull(qphs_request_desc(req));
+	ck_assert_uint_eq(qphs_request_desc(req)->qp_count, 2);
+	ck_assert_uint_eq(qphs_request_desc(req)->qp_num[1], 8);
+	ck_assert_str_eq(qphs_request_desc(req)->peer_nic_path, "b:2@y");
 	ck_assert_int_eq(qphs_request_reply(req, body, strlen(body)), 0);
 	return NULL;
 }

@@ -5,7 +5,7 @@
 
 #include <json-c/json.h>
 
-#include "codec/desc.h"
+#include "qphs/body.h"
 #include "codec/jsonw.h"
 #include "qphs.h"
 #include "unit.h"
@@ -17,10 +17,10 @@ static const char mooncake_body[] =
 	"\"peer_nic_path\":\"10.0.0.2:16000@mlx5_1\",\"qp_num\":[1234,4294967295],"
 	"\"ready_ack\":false,\"reply_msg\":\"\"}\n";
 
-static void parse_ok(const char *json, struct qphs__hs_desc *d)
+static void parse_ok(const char *json, struct qphs_hs_desc *d)
 {
 	char err[256] = "";
-	int rc = qphs__hs_desc_parse(json, strlen(json), d, err, sizeof(err));
+	int rc = qphs_hs_desc_parse(json, strlen(json), d, err, sizeof(err));
 
 	ck_assert_msg(rc == 0, "%s: %s (%s)", json, qphs_errname(rc), err);
 }
@@ -28,46 +28,46 @@ static void parse_ok(const char *json, struct qphs__hs_desc *d)
 START_TEST(desc_encode_matches_mooncake_bytes)
 {
 	static const uint32_t qps[] = {1234, 4294967295u};
-	struct qphs__hs_desc d;
+	struct qphs_hs_desc d;
 	char *out;
 	size_t len;
 
-	ck_assert_int_eq(qphs__hs_desc_init(&d), 0);
-	qphs__desc_set_str(&d.local_nic_path, "10.0.0.1:15123@mlx5_0");
-	qphs__desc_set_str(&d.peer_nic_path, "10.0.0.2:16000@mlx5_1");
-	qphs__desc_set_str(&d.local_gid, "00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:00:01");
+	ck_assert_int_eq(qphs_hs_desc_init(&d), 0);
+	qphs_desc_set_str(&d.local_nic_path, "10.0.0.1:15123@mlx5_0");
+	qphs_desc_set_str(&d.peer_nic_path, "10.0.0.2:16000@mlx5_1");
+	qphs_desc_set_str(&d.local_gid, "00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:00:01");
 	d.qp_num = malloc(sizeof(qps));
 	memcpy(d.qp_num, qps, sizeof(qps));
 	d.qp_count = 2;
 	d.has_ready_ack = true;
-	ck_assert_int_eq(qphs__hs_desc_encode(&d, &out, &len), 0);
+	ck_assert_int_eq(qphs_hs_desc_encode(&d, &out, &len), 0);
 	ck_assert_str_eq(out, mooncake_body);
 	ck_assert_uint_eq(len, strlen(mooncake_body));
 	free(out);
-	qphs__hs_desc_clear(&d);
+	qphs_hs_desc_clear(&d);
 }
 END_TEST
 
 START_TEST(desc_encode_default_is_mooncakes_empty_desc)
 {
 	/* The passive reply to a ready-ACK (facts §2.4): no ready_ack key. */
-	struct qphs__hs_desc d;
+	struct qphs_hs_desc d;
 	char *out;
 	size_t len;
 
-	ck_assert_int_eq(qphs__hs_desc_init(&d), 0);
-	ck_assert_int_eq(qphs__hs_desc_encode(&d, &out, &len), 0);
+	ck_assert_int_eq(qphs_hs_desc_init(&d), 0);
+	ck_assert_int_eq(qphs_hs_desc_encode(&d, &out, &len), 0);
 	ck_assert_str_eq(out, "{\"local_gid\":\"\",\"local_lid\":0,\"local_nic_path\":\"\","
 			      "\"payload\":\"\",\"peer_nic_path\":\"\",\"qp_num\":[],"
 			      "\"reply_msg\":\"\"}\n");
 	free(out);
-	qphs__hs_desc_clear(&d);
+	qphs_hs_desc_clear(&d);
 }
 END_TEST
 
 START_TEST(desc_parse_round_trips_mooncake_body)
 {
-	struct qphs__hs_desc d;
+	struct qphs_hs_desc d;
 	char *out;
 	size_t len;
 
@@ -79,10 +79,10 @@ START_TEST(desc_parse_round_trips_mooncake_body)
 	ck_assert(d.has_ready_ack && !d.ready_ack);
 	ck_assert_int_eq(d.path_mtu, 0);
 	ck_assert_ptr_null(d.extra);
-	ck_assert_int_eq(qphs__hs_desc_encode(&d, &out, &len), 0);
+	ck_assert_int_eq(qphs_hs_desc_encode(&d, &out, &len), 0);
 	ck_assert_str_eq(out, mooncake_body);
 	free(out);
-	qphs__hs_desc_clear(&d);
+	qphs_hs_desc_clear(&d);
 }
 END_TEST
 
@@ -132,7 +132,7 @@ START_TEST(desc_reads_every_surrogate_pair)
 			size_t len;
 
 			snprintf(json, sizeof(json), "[\"\\u%04X\\u%04x\"]", hi, lo);
-			ck_assert_int_eq(qphs__json_parse(json, strlen(json), &obj, NULL, 0), 0);
+			ck_assert_int_eq(qphs_json_parse(json, strlen(json), &obj, NULL, 0), 0);
 			u = (const unsigned char *)json_object_get_string(
 				json_object_array_get_idx(obj, 0));
 			ck_assert_uint_eq(u[0], 0xF0 | (cp >> 18));
@@ -158,7 +158,7 @@ START_TEST(desc_writer_sorts_keys_and_writes_numbers)
 	char *out;
 	size_t len;
 
-	ck_assert_int_eq(qphs__json_parse(in, strlen(in), &obj, NULL, 0), 0);
+	ck_assert_int_eq(qphs_json_parse(in, strlen(in), &obj, NULL, 0), 0);
 	ck_assert_int_eq(qphs__jsonw_write(obj, &out, &len), 0);
 	ck_assert_str_eq(out, want);
 	free(out);
@@ -179,20 +179,20 @@ static const struct {
 START_TEST(desc_stringifies_scalars_in_string_keys)
 {
 	char json[128];
-	struct qphs__hs_desc d;
+	struct qphs_hs_desc d;
 
 	snprintf(json, sizeof(json), "{\"payload\":%s,\"reply_msg\":%s}", stringify_rows[_i].value,
 		 stringify_rows[_i].value);
 	parse_ok(json, &d);
 	ck_assert_str_eq(d.payload, stringify_rows[_i].text);
 	ck_assert_str_eq(d.reply_msg, stringify_rows[_i].text);
-	qphs__hs_desc_clear(&d);
+	qphs_hs_desc_clear(&d);
 }
 END_TEST
 
 START_TEST(desc_reads_mooncake_quirks)
 {
-	struct qphs__hs_desc d;
+	struct qphs_hs_desc d;
 
 	/* local_gid keeps only strings (isString); integral doubles are LIDs and
 	 * QP numbers (isUInt); a null ready_ack still counts as present. */
@@ -202,14 +202,14 @@ START_TEST(desc_reads_mooncake_quirks)
 	ck_assert_uint_eq(d.qp_count, 2);
 	ck_assert_uint_eq(d.qp_num[0], 5);
 	ck_assert(d.has_ready_ack && !d.ready_ack);
-	qphs__hs_desc_clear(&d);
+	qphs_hs_desc_clear(&d);
 	parse_ok("{\"local_lid\":null,\"qp_num\":null,\"payload\":null,\"unknown\":[1]}", &d);
 	ck_assert_uint_eq(d.local_lid, 0);
 	ck_assert_uint_eq(d.qp_count, 0);
 	ck_assert_ptr_null(d.qp_num);
 	ck_assert_str_eq(d.payload, "");
 	ck_assert(!d.has_ready_ack);
-	qphs__hs_desc_clear(&d);
+	qphs_hs_desc_clear(&d);
 }
 END_TEST
 
@@ -221,19 +221,19 @@ START_TEST(desc_carries_mtu_and_other_transports_keys)
 		"{\"barex_port\":9,\"cxi_addr\":null,\"efa_addr\":\"e\",\"jetty_num\":[2,3],"
 		"\"local_gid\":\"\",\"local_lid\":0,\"local_nic_path\":\"\",\"payload\":\"\","
 		"\"peer_nic_path\":\"\",\"qp_num\":[1],\"qphs_path_mtu\":1024,\"reply_msg\":\"\"}\n";
-	struct qphs__hs_desc d, copy;
+	struct qphs_hs_desc d, copy;
 	char *out;
 	size_t len;
 
 	parse_ok(in, &d);
 	ck_assert_int_eq(d.path_mtu, 1024);
 	ck_assert_int_eq(json_object_object_length(d.extra), 4);
-	ck_assert_int_eq(qphs__hs_desc_copy(&copy, &d), 0);
-	qphs__hs_desc_clear(&d);
-	ck_assert_int_eq(qphs__hs_desc_encode(&copy, &out, &len), 0);
+	ck_assert_int_eq(qphs_hs_desc_copy(&copy, &d), 0);
+	qphs_hs_desc_clear(&d);
+	ck_assert_int_eq(qphs_hs_desc_encode(&copy, &out, &len), 0);
 	ck_assert_str_eq(out, want);
 	free(out);
-	qphs__hs_desc_clear(&copy);
+	qphs_hs_desc_clear(&copy);
 }
 END_TEST
 
@@ -285,10 +285,10 @@ static const struct {
 
 START_TEST(desc_rejects_bad_bodies)
 {
-	struct qphs__hs_desc d;
+	struct qphs_hs_desc d;
 	char err[256] = "";
 	const char *json = reject_rows[_i].json;
-	int rc = qphs__hs_desc_parse(json, strlen(json), &d, err, sizeof(err));
+	int rc = qphs_hs_desc_parse(json, strlen(json), &d, err, sizeof(err));
 
 	ck_assert_msg(rc == reject_rows[_i].code, "%s: got %s (%s), want %s", json,
 		      qphs_errname(rc), err, qphs_errname(reject_rows[_i].code));
@@ -297,7 +297,7 @@ START_TEST(desc_rejects_bad_bodies)
 	if (rc)
 		unit_hit(rc);
 	else
-		qphs__hs_desc_clear(&d);
+		qphs_hs_desc_clear(&d);
 }
 END_TEST
 
@@ -330,16 +330,16 @@ START_TEST(desc_limits_qps_strings_and_depth)
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		struct qphs__hs_desc d;
+		struct qphs_hs_desc d;
 		char err[256] = "";
 		char *json = repeat(rows[i].head, rows[i].unit, rows[i].n, rows[i].tail);
-		int rc = qphs__hs_desc_parse(json, strlen(json), &d, err, sizeof(err));
+		int rc = qphs_hs_desc_parse(json, strlen(json), &d, err, sizeof(err));
 
 		ck_assert_msg(rc == rows[i].code, "row %zu: got %s (%s)", i, qphs_errname(rc), err);
 		if (rc)
 			unit_hit(rc);
 		else
-			qphs__hs_desc_clear(&d);
+			qphs_hs_desc_clear(&d);
 		free(json);
 	}
 }
@@ -356,7 +356,7 @@ START_TEST(desc_depth_32_parses_33_does_not)
 		json = realloc(json, 2 * depth + 1);
 		memset(json + depth, ']', depth);
 		json[2 * depth] = '\0';
-		rc = qphs__json_parse(json, 2 * depth, &obj, err, sizeof(err));
+		rc = qphs_json_parse(json, 2 * depth, &obj, err, sizeof(err));
 		ck_assert_int_eq(rc, depth <= QPHS_MAX_DEPTH ? 0 : QPHS_ERR_BODY_TOO_DEEP);
 		if (rc)
 			unit_hit(rc);
@@ -369,11 +369,11 @@ END_TEST
 START_TEST(desc_parse_reads_only_json_len_bytes)
 {
 	static const char buf[] = "{}\n{\"payload\":[]}";
-	struct qphs__hs_desc d;
+	struct qphs_hs_desc d;
 
-	ck_assert_int_eq(qphs__hs_desc_parse(buf, 3, &d, NULL, 0), 0);
-	qphs__hs_desc_clear(&d);
-	ck_assert_int_eq(qphs__hs_desc_parse(buf, 4, &d, NULL, 0), QPHS_ERR_FRAME_TRAILING);
+	ck_assert_int_eq(qphs_hs_desc_parse(buf, 3, &d, NULL, 0), 0);
+	qphs_hs_desc_clear(&d);
+	ck_assert_int_eq(qphs_hs_desc_parse(buf, 4, &d, NULL, 0), QPHS_ERR_FRAME_TRAILING);
 	unit_hit(QPHS_ERR_FRAME_TRAILING);
 }
 END_TEST
@@ -381,28 +381,28 @@ END_TEST
 START_TEST(desc_notify_and_probe)
 {
 	static const char in[] = "{\"name\":\"seg/1\",\"notify_msg\":5}";
-	struct qphs__notify n = {0};
+	struct qphs_notify n = {0};
 	char *out, err[128] = "";
 	size_t len;
 
-	ck_assert_int_eq(qphs__notify_parse(in, strlen(in), &n, err, sizeof(err)), 0);
+	ck_assert_int_eq(qphs_notify_parse(in, strlen(in), &n, err, sizeof(err)), 0);
 	ck_assert_str_eq(n.name, "seg/1");
 	ck_assert_str_eq(n.notify_msg, "5");
-	qphs__notify_clear(&n);
+	qphs_notify_clear(&n);
 	n.name = strdup("");
 	n.notify_msg = strdup("success");
-	ck_assert_int_eq(qphs__notify_encode(&n, &out, &len), 0);
+	ck_assert_int_eq(qphs_notify_encode(&n, &out, &len), 0);
 	ck_assert_str_eq(out, "{\"name\":\"\",\"notify_msg\":\"success\"}\n");
 	free(out);
-	qphs__notify_clear(&n);
-	ck_assert_int_eq(qphs__notify_parse("[1]", 3, &n, err, sizeof(err)),
+	qphs_notify_clear(&n);
+	ck_assert_int_eq(qphs_notify_parse("[1]", 3, &n, err, sizeof(err)),
 			 QPHS_ERR_BODY_NOT_OBJECT);
-	ck_assert_int_eq(qphs__notify_parse("{\"name\":[]}", 11, &n, err, sizeof(err)),
+	ck_assert_int_eq(qphs_notify_parse("{\"name\":[]}", 11, &n, err, sizeof(err)),
 			 QPHS_ERR_BODY_WRONG_TYPE);
-	ck_assert_int_eq(qphs__probe_parse("{}\n", 3, err, sizeof(err)), 0);
-	ck_assert_int_eq(qphs__probe_parse("[]\n", 3, err, sizeof(err)), QPHS_ERR_BODY_NOT_OBJECT);
+	ck_assert_int_eq(qphs_probe_parse("{}\n", 3, err, sizeof(err)), 0);
+	ck_assert_int_eq(qphs_probe_parse("[]\n", 3, err, sizeof(err)), QPHS_ERR_BODY_NOT_OBJECT);
 	unit_hit(QPHS_ERR_BODY_NOT_OBJECT);
-	ck_assert_int_eq(qphs__probe_reply_encode(&out, &len), 0);
+	ck_assert_int_eq(qphs_probe_reply_encode(&out, &len), 0);
 	ck_assert_str_eq(out, "{\"status\":\"success\"}\n");
 	ck_assert_uint_eq(len, strlen(out));
 	free(out);
@@ -421,11 +421,11 @@ static const char segment_body[] =
 
 START_TEST(desc_segment_round_trips)
 {
-	struct qphs__segment_desc s;
+	struct qphs_segment_desc s;
 	char *out, err[256] = "";
 	size_t len;
 
-	ck_assert_int_eq(qphs__segment_desc_parse(segment_body, strlen(segment_body), &s, err,
+	ck_assert_int_eq(qphs_segment_desc_parse(segment_body, strlen(segment_body), &s, err,
 						  sizeof(err)), 0);
 	ck_assert_uint_eq(s.device_count, 2);
 	ck_assert_str_eq(s.devices[1].name, "rxe1");
@@ -435,10 +435,10 @@ START_TEST(desc_segment_round_trips)
 	ck_assert_uint_eq(s.buffers[0].rkey[1], 22);
 	ck_assert_int_eq(s.tcp_data_port, 15001);
 	ck_assert_ptr_nonnull(s.priority_matrix);
-	ck_assert_int_eq(qphs__segment_desc_encode(&s, &out, &len), 0);
+	ck_assert_int_eq(qphs_segment_desc_encode(&s, &out, &len), 0);
 	ck_assert_str_eq(out, segment_body);
 	free(out);
-	qphs__segment_desc_clear(&s);
+	qphs_segment_desc_clear(&s);
 }
 END_TEST
 
@@ -474,10 +474,10 @@ static const struct {
 
 START_TEST(desc_segment_rejects_corrupt_descriptors)
 {
-	struct qphs__segment_desc s;
+	struct qphs_segment_desc s;
 	char err[256] = "";
 	const char *json = segment_rejects[_i].json;
-	int rc = qphs__segment_desc_parse(json, strlen(json), &s, err, sizeof(err));
+	int rc = qphs_segment_desc_parse(json, strlen(json), &s, err, sizeof(err));
 
 	ck_assert_msg(rc == segment_rejects[_i].code, "%s: got %s (%s)", json, qphs_errname(rc),
 		      err);

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec/desc.h"
+#include "qphs/body.h"
 #include "qphs.h"
 #include "unit.h"
 
@@ -38,7 +38,7 @@ static const struct {
 START_TEST(gid_parse_follows_mooncake)
 {
 	uint8_t gid[16] = {0};
-	int rc = qphs__gid_parse(gid_rows[_i].in, gid);
+	int rc = qphs_gid_parse(gid_rows[_i].in, gid);
 
 	if (gid_rows[_i].ok) {
 		ck_assert_msg(rc == 0, "\"%s\" refused", gid_rows[_i].in);
@@ -58,12 +58,12 @@ START_TEST(gid_format_is_47_lowercase_chars)
 
 	for (int i = 0; i < 16; i++)
 		gid[i] = (uint8_t)(i * 17 + 10);
-	qphs__gid_format(gid, s);
+	qphs_gid_format(gid, s);
 	ck_assert_uint_eq(strlen(s), 47);
 	ck_assert_str_eq(s, "0a:1b:2c:3d:4e:5f:70:81:92:a3:b4:c5:d6:e7:f8:09");
-	ck_assert_int_eq(qphs__gid_parse(s, back), 0);
+	ck_assert_int_eq(qphs_gid_parse(s, back), 0);
 	ck_assert_mem_eq(gid, back, 16);
-	ck_assert_int_eq(qphs__gid_parse(NULL, back), QPHS_ERR_BAD_GID);
+	ck_assert_int_eq(qphs_gid_parse(NULL, back), QPHS_ERR_BAD_GID);
 }
 END_TEST
 
@@ -82,7 +82,7 @@ static const struct {
 START_TEST(gid_nic_path_splits_at_first_at)
 {
 	char *server = NULL, *device = NULL;
-	int rc = qphs__nic_path_split(nic_rows[_i].in, &server, &device);
+	int rc = qphs_nic_path_split(nic_rows[_i].in, &server, &device);
 
 	if (nic_rows[_i].server) {
 		ck_assert_int_eq(rc, 0);
@@ -132,7 +132,7 @@ START_TEST(gid_host_port_follows_mooncake)
 {
 	char host[64] = "";
 	uint16_t port = 0;
-	int rc = qphs__parse_host_port(hp_rows[_i].in, host, sizeof(host), &port, 12001);
+	int rc = qphs_parse_host_port(hp_rows[_i].in, host, sizeof(host), &port, 12001);
 
 	if (hp_rows[_i].port < 0) {
 		ck_assert_msg(rc == QPHS_ERR_BAD_ADDRESS, "\"%s\" accepted", hp_rows[_i].in);
@@ -150,19 +150,19 @@ START_TEST(gid_host_port_bounds_and_format)
 	char host[8], buf[64];
 	uint16_t port;
 
-	ck_assert_int_eq(qphs__parse_host_port("abcdefgh:1", host, sizeof(host), &port, 1),
+	ck_assert_int_eq(qphs_parse_host_port("abcdefgh:1", host, sizeof(host), &port, 1),
 			 QPHS_ERR_BAD_ADDRESS);
-	ck_assert_int_eq(qphs__parse_host_port("abcdefg:1", host, sizeof(host), &port, 1), 0);
-	ck_assert_int_eq(qphs__format_host_port("10.0.0.1", 15000, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(qphs_parse_host_port("abcdefg:1", host, sizeof(host), &port, 1), 0);
+	ck_assert_int_eq(qphs_format_host_port("10.0.0.1", 15000, buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "10.0.0.1:15000");
-	ck_assert_int_eq(qphs__format_host_port("fe80::1%eth0", 80, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(qphs_format_host_port("fe80::1%eth0", 80, buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "[fe80::1%eth0]:80");
-	ck_assert_int_eq(qphs__format_host_port("10.0.0.1", 15000, buf, 14), QPHS_ERR_BAD_ADDRESS);
-	ck_assert_int_eq(qphs__format_host_port("", 1, buf, sizeof(buf)), QPHS_ERR_BAD_ADDRESS);
+	ck_assert_int_eq(qphs_format_host_port("10.0.0.1", 15000, buf, 14), QPHS_ERR_BAD_ADDRESS);
+	ck_assert_int_eq(qphs_format_host_port("", 1, buf, sizeof(buf)), QPHS_ERR_BAD_ADDRESS);
 	unit_hit(QPHS_ERR_BAD_ADDRESS);
 	/* What format writes, parse reads back. */
-	ck_assert_int_eq(qphs__format_host_port("::1", 16000, buf, sizeof(buf)), 0);
-	ck_assert_int_eq(qphs__parse_host_port(buf, host, sizeof(host), &port, 1), 0);
+	ck_assert_int_eq(qphs_format_host_port("::1", 16000, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(qphs_parse_host_port(buf, host, sizeof(host), &port, 1), 0);
 	ck_assert_str_eq(host, "::1");
 	ck_assert_int_eq(port, 16000);
 }

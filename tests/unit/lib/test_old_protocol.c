@@ -36,7 +36,7 @@ START_TEST(old_protocol_flag_picks_the_frame_type_of_connection_requests)
 {
 	struct qphs_config cfg;
 	struct qphs_context ctx;
-	struct qphs__hs_desc local, reply;
+	struct qphs_hs_desc local, reply;
 	struct qphs_daemon *d = NULL;
 	char txt[256] = "";
 
@@ -49,13 +49,13 @@ START_TEST(old_protocol_flag_picks_the_frame_type_of_connection_requests)
 	ck_assert_int_eq(qphs_daemon_start(d), 0);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cfg = &cfg; /* qphs__hs_send reads only the config */
-	ck_assert_int_eq(qphs__hs_desc_init(&local), 0);
+	ck_assert_int_eq(qphs_hs_desc_init(&local), 0);
 	atomic_store(&seen_type, -1);
 	ck_assert_int_eq(qphs__hs_send(&ctx, hs_test_addr(d), &local, &reply, txt, sizeof(txt)), 0);
 	ck_assert_int_eq(atomic_load(&seen_type), cases[_i].want);
 	ck_assert_str_eq(reply.reply_msg, "");
-	qphs__hs_desc_clear(&reply);
-	qphs__hs_desc_clear(&local);
+	qphs_hs_desc_clear(&reply);
+	qphs_hs_desc_clear(&local);
 	qphs_daemon_free(d);
 }
 END_TEST

@@ -5,7 +5,7 @@
 #include "golden.h"
 #include "qphs.h"
 #include "unit.h"
-#include "codec/wire.h"
+#include "qphs/frame.h"
 
 #define MIB ((uint64_t)1 << 20)
 
@@ -22,13 +22,13 @@ static const struct golden_case {
 	int type;
 	const char *json;
 } goldens[] = {
-	{"probe-request.hex", QPHS_MSG_PROBE, "{}\n"},
-	{"probe-reply.hex", QPHS_MSG_PROBE, "{\"status\":\"success\"}\n"},
-	{"notify-request.hex", QPHS_MSG_NOTIFY,
+	{"probe-request.hex", QPHS_HS_PROBE, "{}\n"},
+	{"probe-reply.hex", QPHS_HS_PROBE, "{\"status\":\"success\"}\n"},
+	{"notify-request.hex", QPHS_HS_NOTIFY,
 	 "{\"name\":\"10.0.0.1:15123\",\"notify_msg\":\"hello\"}\n"},
-	{"notify-reply.hex", QPHS_MSG_NOTIFY, "{\"name\":\"\",\"notify_msg\":\"success\"}\n"},
-	{"connection-example.hex", QPHS_MSG_CONNECTION, CONNECTION_JSON},
-	{"old-protocol-connection.hex", QPHS_MSG_OLD_PROTOCOL, CONNECTION_JSON},
+	{"notify-reply.hex", QPHS_HS_NOTIFY, "{\"name\":\"\",\"notify_msg\":\"success\"}\n"},
+	{"connection-example.hex", QPHS_HS_CONNECTION, CONNECTION_JSON},
+	{"old-protocol-connection.hex", QPHS_HS_OLD_PROTOCOL, CONNECTION_JSON},
 };
 #define N_GOLDENS (sizeof(goldens) / sizeof(goldens[0]))
 
@@ -38,7 +38,7 @@ static const struct golden_case {
 
 struct decoded {
 	int err;             /* 0, or the error feed or eof returned */
-	int err_at_eof;      /* the error came from qphs__decoder_eof */
+	int err_at_eof;      /* the error came from qphs_decoder_eof */
 	size_t err_from;     /* the failing feed covered stream bytes */
 	size_t err_to;       /* [err_from, err_to) */
 	int nframes;
@@ -54,11 +54,11 @@ static void decoded_clear(struct decoded *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static void take_frame(struct qphs__decoder *d, struct decoded *r)
+static void take_frame(struct qphs_decoder *d, struct decoded *r)
 {
-	struct qphs__frame f;
+	struct qphs_frame f;
 
-	if (!qphs__decoder_frame(d, &f))
+	if (!qphs_decoder_frame(d, &f))
 		return;
 	ck_assert_int_lt(r->nframes, MAX_FRAMES);
 	/* The JSON is NUL-terminated right after its json_len bytes. */
@@ -75,7 +75,7 @@ static void take_frame(struct qphs__decoder *d, struct decoded *r)
 static void decode_split(uint64_t max, const uint8_t *in, size_t len,
 			 const size_t *cuts, size_t ncuts, struct decoded *r)
 {
-	struct qphs__decoder *d = qphs__decoder_new(max);
+	struct qphs_decoder *d = qphs_decoder_new(max);
 	size_t start = 0;
 
 	ck_assert_ptr_nonnull(d);
@@ -83,7 +83,7 @@ static void decode_split(uint64_t max, const uint8_t *in, size_t len,
 	for (size_t c = 0; c <= ncuts && !r->err; c++) {
 		size_t end = c < ncuts ? cuts[c] : len;
 		while (start < end) {
-			ssize_t n = qphs__decoder_feed(d, in + start, end - start);
+			ssize_t n = qphs_decoder_feed(d, in + start, end - start);
 			if (n < 0) {
 				r->err = (int)n;
 				r->err_from = start;
@@ -97,9 +97,9 @@ static void decode_split(uint64_t max, const uint8_t *in, size_t len,
 			start += (size_t)n;
 		}
 	}
-	if (!r->err && (r->err = qphs__decoder_eof(d)) != 0)
+	if (!r->err && (r->err = qphs_decoder_eof(d)) != 0)
 		r->err_at_eof = 1;
-	qphs__decoder_free(d);
+	qphs_decoder_free(d);
 }
 
 static void decode_all(uint64_t max, const uint8_t *in, size_t len, struct decoded *r)
@@ -166,21 +166,21 @@ START_TEST(wire_type_names_round_trip)
 		int type;
 		const char *name;
 	} names[] = {
-		{QPHS_MSG_CONNECTION, "connection"}, {QPHS_MSG_METADATA, "metadata"},
-		{QPHS_MSG_NOTIFY, "notify"},         {QPHS_MSG_PROBE, "probe"},
-		{QPHS_MSG_OLD_PROTOCOL, "old-protocol"},
+		{QPHS_HS_CONNECTION, "connection"}, {QPHS_HS_METADATA, "metadata"},
+		{QPHS_HS_NOTIFY, "notify"},         {QPHS_HS_PROBE, "probe"},
+		{QPHS_HS_OLD_PROTOCOL, "old-protocol"},
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		ck_assert_str_eq(qphs__msg_type_name(names[i].type), names[i].name);
-		ck_assert_int_eq(qphs__msg_type_from_name(names[i].name), names[i].type);
+		ck_assert_str_eq(qphs_msg_type_name(names[i].type), names[i].name);
+		ck_assert_int_eq(qphs_msg_type_from_name(names[i].name), names[i].type);
 	}
-	ck_assert_ptr_null(qphs__msg_type_name(4));
-	ck_assert_ptr_null(qphs__msg_type_name(-1));
-	ck_assert_ptr_null(qphs__msg_type_name(0xfe));
-	ck_assert_int_eq(qphs__msg_type_from_name("Probe"), -1);
-	ck_assert_int_eq(qphs__msg_type_from_name(""), -1);
-	ck_assert_int_eq(qphs__msg_type_from_name(NULL), -1);
+	ck_assert_ptr_null(qphs_msg_type_name(4));
+	ck_assert_ptr_null(qphs_msg_type_name(-1));
+	ck_assert_ptr_null(qphs_msg_type_name(0xfe));
+	ck_assert_int_eq(qphs_msg_type_from_name("Probe"), -1);
+	ck_assert_int_eq(qphs_msg_type_from_name(""), -1);
+	ck_assert_int_eq(qphs_msg_type_from_name(NULL), -1);
 }
 END_TEST
 
@@ -191,13 +191,13 @@ START_TEST(wire_header_length_is_little_endian)
 	uint8_t hdr[9];
 
 	/* length = json_len + 1 for the type byte. */
-	ck_assert_uint_eq(qphs__frame_header(QPHS_MSG_NOTIFY, 0x0807060504030200ull, hdr), 9);
+	ck_assert_uint_eq(qphs_frame_header(QPHS_HS_NOTIFY, 0x0807060504030200ull, hdr), 9);
 	ck_assert(memcmp(hdr, want_typed, 9) == 0);
 	/* Mooncake's own test: 790 is 0x16 0x03 0x00 ... on the wire. */
-	ck_assert_uint_eq(qphs__frame_header(QPHS_MSG_OLD_PROTOCOL, 790, hdr), 8);
+	ck_assert_uint_eq(qphs_frame_header(QPHS_HS_OLD_PROTOCOL, 790, hdr), 8);
 	ck_assert(memcmp(hdr, want_old, 8) == 0);
-	ck_assert_uint_eq(qphs__frame_header(4, 10, hdr), 0);
-	ck_assert_uint_eq(qphs__frame_header(-1, 10, hdr), 0);
+	ck_assert_uint_eq(qphs_frame_header(4, 10, hdr), 0);
+	ck_assert_uint_eq(qphs_frame_header(-1, 10, hdr), 0);
 }
 END_TEST
 
@@ -210,7 +210,7 @@ START_TEST(wire_encode_matches_golden_frames)
 		size_t want_len, got_len;
 
 		load(goldens[i].file, &want, &want_len);
-		ck_assert_int_eq(qphs__frame_encode(goldens[i].type, goldens[i].json,
+		ck_assert_int_eq(qphs_frame_encode(goldens[i].type, goldens[i].json,
 						    strlen(goldens[i].json), &got, &got_len), 0);
 		ck_assert_msg(got_len == want_len && memcmp(got, want, got_len) == 0,
 			      "%s: encoded bytes differ", goldens[i].file);
@@ -235,7 +235,7 @@ START_TEST(wire_golden_example_is_mooncakes_bytes)
 	ck_assert_int_eq(buf[len - 1], '\n');
 	decode_all(0, buf, len, &r);
 	ck_assert_int_eq(r.nframes, 1);
-	expect_frame(&r, 0, QPHS_MSG_CONNECTION, CONNECTION_JSON, strlen(CONNECTION_JSON));
+	expect_frame(&r, 0, QPHS_HS_CONNECTION, CONNECTION_JSON, strlen(CONNECTION_JSON));
 	decoded_clear(&r);
 	free(buf);
 }
@@ -277,8 +277,8 @@ START_TEST(wire_feed_stops_after_first_frame)
 {
 	uint8_t *a, *b, *both;
 	size_t alen, blen;
-	struct qphs__decoder *d = qphs__decoder_new(0);
-	struct qphs__frame f;
+	struct qphs_decoder *d = qphs_decoder_new(0);
+	struct qphs_frame f;
 	uint32_t seed = 12345;
 	struct decoded r;
 
@@ -287,21 +287,21 @@ START_TEST(wire_feed_stops_after_first_frame)
 	both = malloc(alen + blen);
 	memcpy(both, a, alen);
 	memcpy(both + alen, b, blen);
-	ck_assert_int_eq(qphs__decoder_feed(d, both, alen + blen), (ssize_t)alen);
-	ck_assert_int_eq(qphs__decoder_frame(d, &f), 1);
-	ck_assert_int_eq(f.type, QPHS_MSG_PROBE);
+	ck_assert_int_eq(qphs_decoder_feed(d, both, alen + blen), (ssize_t)alen);
+	ck_assert_int_eq(qphs_decoder_frame(d, &f), 1);
+	ck_assert_int_eq(f.type, QPHS_HS_PROBE);
 	ck_assert_uint_eq(f.json_len, 3);
-	ck_assert_uint_eq(qphs__decoder_buffered(d), 0);
-	ck_assert_int_eq(qphs__decoder_eof(d), 0);
-	ck_assert_int_eq(qphs__decoder_feed(d, both + alen, blen), (ssize_t)blen);
-	ck_assert_int_eq(qphs__decoder_frame(d, &f), 1);
-	ck_assert_int_eq(f.type, QPHS_MSG_OLD_PROTOCOL);
-	qphs__decoder_free(d);
+	ck_assert_uint_eq(qphs_decoder_buffered(d), 0);
+	ck_assert_int_eq(qphs_decoder_eof(d), 0);
+	ck_assert_int_eq(qphs_decoder_feed(d, both + alen, blen), (ssize_t)blen);
+	ck_assert_int_eq(qphs_decoder_frame(d, &f), 1);
+	ck_assert_int_eq(f.type, QPHS_HS_OLD_PROTOCOL);
+	qphs_decoder_free(d);
 	for (int round = 0; round < 300; round++) {
 		decode_random(0, both, alen + blen, &seed, &r);
 		ck_assert_int_eq(r.nframes, 2);
-		expect_frame(&r, 0, QPHS_MSG_PROBE, "{}\n", 3);
-		expect_frame(&r, 1, QPHS_MSG_OLD_PROTOCOL, CONNECTION_JSON, strlen(CONNECTION_JSON));
+		expect_frame(&r, 0, QPHS_HS_PROBE, "{}\n", 3);
+		expect_frame(&r, 1, QPHS_HS_OLD_PROTOCOL, CONNECTION_JSON, strlen(CONNECTION_JSON));
 		decoded_clear(&r);
 	}
 	free(both);
@@ -381,25 +381,25 @@ END_TEST
 
 START_TEST(wire_error_is_sticky_until_reset)
 {
-	struct qphs__decoder *d = qphs__decoder_new(0);
-	struct qphs__frame f;
+	struct qphs_decoder *d = qphs_decoder_new(0);
+	struct qphs_frame f;
 	uint8_t *good;
 	size_t len;
 
-	ck_assert_int_eq(qphs__decoder_feed(d, "\0\0\0\0\0\0\0\0", 8), QPHS_ERR_FRAME_ZERO_LENGTH);
-	ck_assert_int_eq(qphs__decoder_feed(d, "\4\0\0\0\0\0\0\0\3{}\n", 12),
+	ck_assert_int_eq(qphs_decoder_feed(d, "\0\0\0\0\0\0\0\0", 8), QPHS_ERR_FRAME_ZERO_LENGTH);
+	ck_assert_int_eq(qphs_decoder_feed(d, "\4\0\0\0\0\0\0\0\3{}\n", 12),
 			 QPHS_ERR_FRAME_ZERO_LENGTH);
-	ck_assert_int_eq(qphs__decoder_frame(d, &f), 0);
-	ck_assert_int_eq(qphs__decoder_eof(d), QPHS_ERR_FRAME_ZERO_LENGTH);
+	ck_assert_int_eq(qphs_decoder_frame(d, &f), 0);
+	ck_assert_int_eq(qphs_decoder_eof(d), QPHS_ERR_FRAME_ZERO_LENGTH);
 	unit_hit(QPHS_ERR_FRAME_ZERO_LENGTH);
-	qphs__decoder_reset(d);
-	ck_assert_int_eq(qphs__decoder_eof(d), 0);
+	qphs_decoder_reset(d);
+	ck_assert_int_eq(qphs_decoder_eof(d), 0);
 	load("probe-reply.hex", &good, &len);
-	ck_assert_int_eq(qphs__decoder_feed(d, good, len), (ssize_t)len);
-	ck_assert_int_eq(qphs__decoder_frame(d, &f), 1);
+	ck_assert_int_eq(qphs_decoder_feed(d, good, len), (ssize_t)len);
+	ck_assert_int_eq(qphs_decoder_frame(d, &f), 1);
 	ck_assert_str_eq(f.json, "{\"status\":\"success\"}\n");
 	free(good);
-	qphs__decoder_free(d);
+	qphs_decoder_free(d);
 }
 END_TEST
 
@@ -426,10 +426,10 @@ START_TEST(wire_decodes_old_protocol_frames)
 
 	decode_all(0, (const uint8_t *)c->in, c->len, &r);
 	ck_assert_int_eq(r.nframes, 1);
-	expect_frame(&r, 0, QPHS_MSG_OLD_PROTOCOL, c->json, c->json_len);
+	expect_frame(&r, 0, QPHS_HS_OLD_PROTOCOL, c->json, c->json_len);
 	decoded_clear(&r);
 	decode_bytewise(0, (const uint8_t *)c->in, c->len, &r);
-	expect_frame(&r, 0, QPHS_MSG_OLD_PROTOCOL, c->json, c->json_len);
+	expect_frame(&r, 0, QPHS_HS_OLD_PROTOCOL, c->json, c->json_len);
 	decoded_clear(&r);
 }
 END_TEST
@@ -438,23 +438,23 @@ END_TEST
 
 /* Feeds only the 8 length bytes of a frame of `length`; returns feed's
  * result.  Nothing of the payload is needed to accept or reject it. */
-static ssize_t feed_length(struct qphs__decoder *d, uint64_t length)
+static ssize_t feed_length(struct qphs_decoder *d, uint64_t length)
 {
 	uint8_t hdr[9];
 
-	qphs__frame_header(QPHS_MSG_OLD_PROTOCOL, length, hdr);
-	return qphs__decoder_feed(d, hdr, 8);
+	qphs_frame_header(QPHS_HS_OLD_PROTOCOL, length, hdr);
+	return qphs_decoder_feed(d, hdr, 8);
 }
 
 static void expect_limit(uint64_t max, uint64_t accepted, uint64_t rejected)
 {
-	struct qphs__decoder *d = qphs__decoder_new(max);
+	struct qphs_decoder *d = qphs_decoder_new(max);
 
 	ck_assert_int_eq(feed_length(d, accepted), 8);
-	ck_assert_uint_eq(qphs__decoder_buffered(d), 8);
-	qphs__decoder_reset(d);
+	ck_assert_uint_eq(qphs_decoder_buffered(d), 8);
+	qphs_decoder_reset(d);
 	ck_assert_int_eq(feed_length(d, rejected), QPHS_ERR_FRAME_TOO_LONG);
-	qphs__decoder_free(d);
+	qphs_decoder_free(d);
 	unit_hit(QPHS_ERR_FRAME_TOO_LONG);
 }
 
@@ -493,14 +493,14 @@ START_TEST(wire_accepts_a_frame_of_exactly_the_limit)
 	json[0] = '{';
 	json[json_len - 2] = '}';
 	json[json_len - 1] = '\n';
-	ck_assert_int_eq(qphs__frame_encode(QPHS_MSG_METADATA, json, json_len, &frame, &len), 0);
+	ck_assert_int_eq(qphs_frame_encode(QPHS_HS_METADATA, json, json_len, &frame, &len), 0);
 	ck_assert_uint_eq(len, 8 + MIB);
 	decode_split(0, frame, len, (size_t[]){5, 9, 4000, 700000}, 4, &r);
-	expect_frame(&r, 0, QPHS_MSG_METADATA, json, json_len);
+	expect_frame(&r, 0, QPHS_HS_METADATA, json, json_len);
 	decoded_clear(&r);
 	/* One byte more is over the default limit... */
 	free(frame);
-	ck_assert_int_eq(qphs__frame_encode(QPHS_MSG_OLD_PROTOCOL, "{", 1, &frame, &len), 0);
+	ck_assert_int_eq(qphs_frame_encode(QPHS_HS_OLD_PROTOCOL, "{", 1, &frame, &len), 0);
 	frame[0] = 1, frame[1] = 0, frame[2] = 0x10; /* length 1 MiB + 1 */
 	decode_all(0, frame, len, &r);
 	ck_assert_int_eq(r.err, QPHS_ERR_FRAME_TOO_LONG);
@@ -527,17 +527,17 @@ START_TEST(wire_encode_rejects_what_cannot_be_framed)
 		{4, "{}", 2},
 		{-1, "{}", 2},
 		{0xfe, "{}", 2},
-		{QPHS_MSG_PROBE, "", 0},
-		{QPHS_MSG_OLD_PROTOCOL, "", 0},
-		{QPHS_MSG_OLD_PROTOCOL, "\3{}", 3},   /* would read back as Probe */
-		{QPHS_MSG_OLD_PROTOCOL, "\200{}", 3}, /* would read back as bad type */
-		{QPHS_MSG_PROBE, NULL, 2},
+		{QPHS_HS_PROBE, "", 0},
+		{QPHS_HS_OLD_PROTOCOL, "", 0},
+		{QPHS_HS_OLD_PROTOCOL, "\3{}", 3},   /* would read back as Probe */
+		{QPHS_HS_OLD_PROTOCOL, "\200{}", 3}, /* would read back as bad type */
+		{QPHS_HS_PROBE, NULL, 2},
 	};
 	uint8_t *out = NULL;
 	size_t len = 0;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ck_assert_int_eq(qphs__frame_encode(bad[i].type, bad[i].json, bad[i].len, &out,
+		ck_assert_int_eq(qphs_frame_encode(bad[i].type, bad[i].json, bad[i].len, &out,
 						    &len),
 				 QPHS_ERR_INVALID_ARGUMENT);
 		ck_assert_ptr_null(out);
@@ -548,8 +548,8 @@ END_TEST
 
 START_TEST(wire_encode_decode_round_trip)
 {
-	static const int types[] = {QPHS_MSG_CONNECTION, QPHS_MSG_METADATA, QPHS_MSG_NOTIFY,
-				    QPHS_MSG_PROBE, QPHS_MSG_OLD_PROTOCOL};
+	static const int types[] = {QPHS_HS_CONNECTION, QPHS_HS_METADATA, QPHS_HS_NOTIFY,
+				    QPHS_HS_PROBE, QPHS_HS_OLD_PROTOCOL};
 	static const size_t sizes[] = {1, 2, 3, 255, 256, 4097, 70000};
 	uint32_t seed = 4242;
 
@@ -564,8 +564,8 @@ START_TEST(wire_encode_decode_round_trip)
 			for (size_t i = 0; i < sizes[s]; i++)
 				json[i] = (char)(next_random(&seed) & 0xff);
 			json[0] = '[';
-			ck_assert_int_eq(qphs__frame_encode(types[t], json, sizes[s], &frame, &len), 0);
-			ck_assert_uint_eq(len, 8 + sizes[s] + (types[t] != QPHS_MSG_OLD_PROTOCOL));
+			ck_assert_int_eq(qphs_frame_encode(types[t], json, sizes[s], &frame, &len), 0);
+			ck_assert_uint_eq(len, 8 + sizes[s] + (types[t] != QPHS_HS_OLD_PROTOCOL));
 			decode_random(0, frame, len, &seed, &r);
 			ck_assert_int_eq(r.nframes, 1);
 			expect_frame(&r, 0, types[t], json, sizes[s]);
@@ -579,30 +579,30 @@ END_TEST
 
 START_TEST(wire_eof_between_frames_is_clean)
 {
-	struct qphs__decoder *d = qphs__decoder_new(0);
-	struct qphs__frame f;
+	struct qphs_decoder *d = qphs_decoder_new(0);
+	struct qphs_frame f;
 
-	ck_assert_int_eq(qphs__decoder_eof(d), 0);
-	ck_assert_int_eq(qphs__decoder_feed(d, "", 0), 0);
-	ck_assert_uint_eq(qphs__decoder_buffered(d), 0);
-	ck_assert_int_eq(qphs__decoder_feed(d, "\4\0\0", 3), 3);
-	ck_assert_uint_eq(qphs__decoder_buffered(d), 3);
-	ck_assert_int_eq(qphs__decoder_feed(d, "\0\0\0\0\0\3{", 7), 7);
-	ck_assert_uint_eq(qphs__decoder_buffered(d), 10);
-	ck_assert_int_eq(qphs__decoder_frame(d, &f), 0);
-	ck_assert_int_eq(qphs__decoder_feed(d, "}\nrest", 6), 2);
-	ck_assert_int_eq(qphs__decoder_frame(d, &f), 1);
+	ck_assert_int_eq(qphs_decoder_eof(d), 0);
+	ck_assert_int_eq(qphs_decoder_feed(d, "", 0), 0);
+	ck_assert_uint_eq(qphs_decoder_buffered(d), 0);
+	ck_assert_int_eq(qphs_decoder_feed(d, "\4\0\0", 3), 3);
+	ck_assert_uint_eq(qphs_decoder_buffered(d), 3);
+	ck_assert_int_eq(qphs_decoder_feed(d, "\0\0\0\0\0\3{", 7), 7);
+	ck_assert_uint_eq(qphs_decoder_buffered(d), 10);
+	ck_assert_int_eq(qphs_decoder_frame(d, &f), 0);
+	ck_assert_int_eq(qphs_decoder_feed(d, "}\nrest", 6), 2);
+	ck_assert_int_eq(qphs_decoder_frame(d, &f), 1);
 	ck_assert_str_eq(f.json, "{}\n");
-	ck_assert_uint_eq(qphs__decoder_buffered(d), 0);
-	ck_assert_int_eq(qphs__decoder_eof(d), 0);
+	ck_assert_uint_eq(qphs_decoder_buffered(d), 0);
+	ck_assert_int_eq(qphs_decoder_eof(d), 0);
 	/* The next feed starts a new frame; the old one is gone. */
-	ck_assert_int_eq(qphs__decoder_feed(d, "\2", 1), 1);
-	ck_assert_int_eq(qphs__decoder_frame(d, &f), 0);
-	ck_assert_int_eq(qphs__decoder_eof(d), QPHS_ERR_FRAME_TRUNCATED);
-	qphs__decoder_reset(d);
-	ck_assert_int_eq(qphs__decoder_eof(d), 0);
-	qphs__decoder_free(d);
-	qphs__decoder_free(NULL);
+	ck_assert_int_eq(qphs_decoder_feed(d, "\2", 1), 1);
+	ck_assert_int_eq(qphs_decoder_frame(d, &f), 0);
+	ck_assert_int_eq(qphs_decoder_eof(d), QPHS_ERR_FRAME_TRUNCATED);
+	qphs_decoder_reset(d);
+	ck_assert_int_eq(qphs_decoder_eof(d), 0);
+	qphs_decoder_free(d);
+	qphs_decoder_free(NULL);
 	unit_hit(QPHS_ERR_FRAME_TRUNCATED);
 }
 END_TEST

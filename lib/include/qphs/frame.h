@@ -1,5 +1,6 @@
 /*
- * wire.h — the handshake frame codec (SPEC §1).  Pure: no sockets, no I/O.
+ * qphs/frame.h — the handshake frame codec.  Pure: no sockets, no I/O; a
+ * decoder belongs to one thread at a time.
  *
  *   [ length : u64 little-endian ][ type : u8 ][ JSON ]   typed frame
  *   [ length : u64 little-endian ][ JSON ]                old protocol
@@ -12,19 +13,23 @@
  * out.  Nothing is allocated before the length has been checked against the
  * decoder's limit.
  */
-#ifndef QPHS__WIRE_H
-#define QPHS__WIRE_H
+#ifndef QPHS_FRAME_H
+#define QPHS_FRAME_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-enum qphs_msg_type {
-	QPHS_MSG_CONNECTION = 0,
-	QPHS_MSG_METADATA = 1,
-	QPHS_MSG_NOTIFY = 2,
-	QPHS_MSG_PROBE = 3,
-	QPHS_MSG_OLD_PROTOCOL = 0xff, /* never on the wire: no type byte */
+#include "qphs/export.h"
+
+/* The type byte.  The old protocol has none: QPHS_HS_OLD_PROTOCOL is never
+ * on the wire. */
+enum qphs_hs_type {
+	QPHS_HS_CONNECTION = 0,
+	QPHS_HS_METADATA = 1,
+	QPHS_HS_NOTIFY = 2,
+	QPHS_HS_PROBE = 3,
+	QPHS_HS_OLD_PROTOCOL = 0xff,
 };
 
 #define QPHS_FRAME_LEN_BYTES 8
@@ -32,36 +37,36 @@ enum qphs_msg_type {
 #define QPHS_MAX_LENGTH_MAX ((uint64_t)128 << 20) /* maximum */
 
 /* "connection", "metadata", "notify", "probe", "old-protocol", or NULL. */
-const char *qphs__msg_type_name(int type);
-/* Inverse of qphs__msg_type_name; returns -1 for an unknown name. */
-int qphs__msg_type_from_name(const char *name);
+QPHS_EXPORT const char *qphs_msg_type_name(int type);
+/* Inverse of qphs_msg_type_name; returns -1 for an unknown name. */
+QPHS_EXPORT int qphs_msg_type_from_name(const char *name);
 
 /* Writes the frame header for a body of json_len bytes into hdr (8 bytes for
  * the old protocol, 9 otherwise) and returns its length; returns 0 (nothing
  * written) for a type that is neither 0..3 nor QPHS_MSG_OLD_PROTOCOL. */
-size_t qphs__frame_header(int type, size_t json_len, uint8_t hdr[9]);
+QPHS_EXPORT size_t qphs_frame_header(int type, size_t json_len, uint8_t hdr[9]);
 
 /* Encodes one whole frame into a new malloc'd buffer; *out is transferred to
  * the caller (free()).  Returns 0, QPHS_ERR_INVALID_ARGUMENT (bad type,
  * empty json, or an old-protocol json whose first byte is not 0x04..0x7f and
  * so would not read back as old protocol) or QPHS_ERR_MEMORY. */
-int qphs__frame_encode(int type, const char *json, size_t json_len,
+QPHS_EXPORT int qphs_frame_encode(int type, const char *json, size_t json_len,
 		       uint8_t **out, size_t *out_len);
 
-struct qphs__frame {
-	int type;         /* enum qphs_msg_type */
+struct qphs_frame {
+	int type;         /* enum qphs_hs_type */
 	const char *json; /* borrowed from the decoder, NUL-terminated */
 	size_t json_len;  /* bytes of JSON (the terminator not counted) */
 };
 
-struct qphs__decoder;
+struct qphs_decoder;
 
 /* max_length: the MC_HANDSHAKE_MAX_LENGTH limit in bytes (0 = default
  * 1 MiB; otherwise clamped to [1 MiB, 128 MiB]).  Returns NULL on ENOMEM. */
-struct qphs__decoder *qphs__decoder_new(uint64_t max_length);
-void qphs__decoder_free(struct qphs__decoder *d);
+QPHS_EXPORT struct qphs_decoder *qphs_decoder_new(uint64_t max_length);
+QPHS_EXPORT void qphs_decoder_free(struct qphs_decoder *d);
 /* Forgets any partial or finished frame; ready for the next one. */
-void qphs__decoder_reset(struct qphs__decoder *d);
+QPHS_EXPORT void qphs_decoder_reset(struct qphs_decoder *d);
 
 /* Consumes bytes of buf, stopping right after the end of one frame (the
  * rest is left to the caller for the next frame).  Returns the number of
@@ -72,18 +77,18 @@ void qphs__decoder_reset(struct qphs__decoder *d);
  * Feeding after a whole frame was ready drops that frame and starts the next.
  * The payload is allocated once, when its first byte arrives: length + 1
  * bytes (NUL terminator), never before the length was checked. */
-ssize_t qphs__decoder_feed(struct qphs__decoder *d, const void *buf, size_t len);
+QPHS_EXPORT ssize_t qphs_decoder_feed(struct qphs_decoder *d, const void *buf, size_t len);
 
 /* Returns 1 and fills *f when a whole frame is ready, 0 otherwise.  The
  * frame's memory stays valid until the next feed, reset or free. */
-int qphs__decoder_frame(struct qphs__decoder *d, struct qphs__frame *f);
+QPHS_EXPORT int qphs_decoder_frame(struct qphs_decoder *d, struct qphs_frame *f);
 
 /* The peer's side ended (EOF).  Returns 0 when no partial frame is
  * buffered, QPHS_ERR_FRAME_TRUNCATED otherwise (and the feed's error when
  * the decoder has failed and was not reset). */
-int qphs__decoder_eof(const struct qphs__decoder *d);
+QPHS_EXPORT int qphs_decoder_eof(const struct qphs_decoder *d);
 
 /* Bytes already buffered for the current frame (0 between frames). */
-size_t qphs__decoder_buffered(const struct qphs__decoder *d);
+QPHS_EXPORT size_t qphs_decoder_buffered(const struct qphs_decoder *d);
 
 #endif

@@ -1,0 +1,11 @@
+#include <time.h>
+
+#include "clock.h"
+
+double qphs__mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
