@@ -62,7 +62,8 @@ SHARED_LIB := $(BUILD)/libqphs.so
 QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
-.PHONY: all unit compat vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
+
+.PHONY: all unit check-layers compat vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -71,7 +72,8 @@ help:
 	@echo "make            build $(STATIC_LIB), $(SHARED_LIB), $(QPLAB)"
 	@echo "make check      the test command: unit tests, then the lab self-tests"
 	@echo "make lab        the scenario catalogue on the best backend"
-	@echo "make unit       Check unit tests only (no RDMA, no root)"
+	@echo "make unit       Check unit tests only (no RDMA, no root), then check-layers"
+	@echo "make check-layers  the layer rules of README's Layout (tools/check-layers)"
 	@echo "make vmtest     the tests that need rdma_rxe, in the lab VM (one boot per kernel)"
 	@echo "make compat     the message bodies against Mooncake's JSON library"
 	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
@@ -142,9 +144,18 @@ $(BUILD)/tests/rdma: $(RDMA_OBJ) $(BUILD)/obj/tests/unit/unit_common.o $(STATIC_
 deps-check:
 	@scripts/deps.sh --ensure
 
-unit: deps-check all $(BUILD)/tests/unit
+unit: deps-check all $(BUILD)/tests/unit check-layers
 	QPLAB_BUILD=$(BUILD) $(TEST_PREFIX) $(BUILD)/tests/unit
 	tests/docs/readme-catalogue.sh .
+
+# The layer rules (README's Layout): tools/check-layers over the tree, and
+# over the fixtures of tests/layers that prove each rule fires.
+$(BUILD)/tools/check-layers: tools/check-layers.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -g $(WARN) $(CFLAGS) -o $@ $< $(LDFLAGS)
+check-layers: $(BUILD)/tools/check-layers $(BUILD)/gen/unit_suites.h $(BUILD)/gen/rdma_suites.h
+	$(BUILD)/tools/check-layers --cc "$(CC)" --gen $(BUILD)/gen --ignore $(BUILD)
+	tests/layers/run.sh $(BUILD)/tools/check-layers
 
 check: deps-check
 	$(MAKE) unit

@@ -187,27 +187,30 @@ static void init_locks(struct qphs_context *ctx)
 	pthread_mutex_init(&ctx->event_lock, NULL);
 }
 
-int qphs__context_open(struct qphs_rdma *r, const char *device, struct qphs_context **out)
+int qphs__context_open(const struct qphs__ctx_owner *owner, const char *device,
+		       struct qphs_context **out)
 {
+	const struct qphs_config *cfg = owner->cfg;
 	struct qphs_context *ctx = calloc(1, sizeof(*ctx));
 	int rc;
 
 	*out = NULL;
 	if (!ctx)
 		return QPHS_ERR_MEMORY;
-	ctx->rdma = r;
-	ctx->cfg = &r->cfg;
-	ctx->port = (uint8_t)r->cfg.ib_port;
+	ctx->rdma = owner->rdma;
+	ctx->cfg = cfg;
+	ctx->on_event = owner->on_event;
+	ctx->port = (uint8_t)cfg->ib_port;
 	ctx->stop_pipe[0] = ctx->stop_pipe[1] = -1;
 	init_locks(ctx);
 	snprintf(ctx->device, sizeof(ctx->device), "%s", device);
-	snprintf(ctx->nic_path, sizeof(ctx->nic_path), "%s@%s", r->server, device);
+	snprintf(ctx->nic_path, sizeof(ctx->nic_path), "%s@%s", owner->server, device);
 	*out = ctx; /* the caller reads ctx->errstr and closes it on failure */
 	ctx->ib = qphs__verbs_open(device, ctx->errstr, sizeof(ctx->errstr));
 	if (!ctx->ib)
 		return strstr(ctx->errstr, "not found") ? QPHS_ERR_DEVICE_NOT_FOUND : QPHS_ERR_CONTEXT;
-	if (qphs__verbs_init(&ctx->verbs, r->cfg.quirk_profile, ctx->ib, ctx->port)) {
-		qphs__context_set_err(ctx, "unknown quirk profile '%s'", r->cfg.quirk_profile);
+	if (qphs__verbs_init(&ctx->verbs, cfg->quirk_profile, ctx->ib, ctx->port)) {
+		qphs__context_set_err(ctx, "unknown quirk profile '%s'", cfg->quirk_profile);
 		return QPHS_ERR_INVALID_ARGUMENT;
 	}
 	if ((rc = ctx->verbs.ops->query_device(&ctx->verbs, ctx->ib, &ctx->dev_attr))) {
@@ -218,7 +221,7 @@ int qphs__context_open(struct qphs_rdma *r, const char *device, struct qphs_cont
 		return rc;
 	if ((rc = qphs__qp_pool_start(ctx))) {
 		qphs__context_set_err(ctx, "%s: cannot start the QP pool of %d", device,
-				      r->cfg.qp_pool_size);
+				      cfg->qp_pool_size);
 		return rc;
 	}
 	if ((rc = qphs__events_start(ctx))) {
@@ -231,13 +234,13 @@ int qphs__context_open(struct qphs_rdma *r, const char *device, struct qphs_cont
 	return 0;
 }
 
-/* Reverse order of open; every step runs even when an earlier one fails. */
+/* Reverse order of open; every step runs even when an earlier one fails.
+ * The owner destroyed its endpoints after stopping the event thread. */
 void qphs__context_close(struct qphs_context *ctx)
 {
 	if (!ctx)
 		return;
 	qphs__events_stop(ctx);
-	qphs__ep_destroy_all(ctx);
 	qphs__qp_pool_stop(ctx);
 	if (ctx->region_mr && qphs__verbs_dereg_mr(ctx->region_mr))
 		QPHS_WARN("%s: ibv_dereg_mr failed", ctx->device);

@@ -1,14 +1,14 @@
 /*
  * The async-event thread of a context: reads the device's asynchronous
- * events, counts and logs them, and marks what they touch failed, as
- * Mooncake's context does (QP fatal -> that endpoint is deleted; device
- * fatal, port error -> the context is inactive and every endpoint is
- * disconnected).
+ * events, counts and logs them, marks the context failed on a port error
+ * or device fatal (active again on PORT_ACTIVE), and hands QP, port and
+ * device errors to the context's owner (ctx->on_event: setup/epevents.c
+ * retires the endpoints they touch, as Mooncake's context does).
  *
- * Each event is acknowledged before any endpoint is touched: ibv_destroy_qp
+ * Each event is acknowledged before the owner sees it: ibv_destroy_qp
  * waits until every event of its QP is acknowledged, so a thread that
  * destroys a QP under ep->lock while we wait for that lock would deadlock.
- * After the ack the QP may be gone, so it is matched by number, not by
+ * After the ack the QP may be gone, so it is named by number, not by
  * pointer.
  */
 #include <errno.h>
@@ -23,80 +23,9 @@
 #include "qphs/error.h"
 #include "rdma_int.h"
 
-struct event {
-	enum ibv_event_type type;
-	uint32_t qpn;             /* QP events only */
-	int is_qp;
-	char name[64];
-};
-
-static int ep_owns_qpn(const struct qphs_endpoint *ep, uint32_t qpn)
-{
-	for (int i = 0; i < ep->nqp; i++)
-		if (ep->qp[i].qp && ep->qp[i].qp->qp_num == qpn)
-			return 1;
-	return 0;
-}
-
-/* One endpoint, ep->lock held.  A QP event retires the endpoint that owns
- * the QP, whatever its state (the QP is in ERR: it cannot carry data); a
- * port or device event retires the connected ones (Mooncake's
- * disconnectAllEndpoints: a connected endpoint is retired, not reused) and
- * leaves a handshake in flight to fail by itself, never resetting QPs under
- * a live RPC. */
-static void fail_one(struct qphs_context *ctx, struct qphs_endpoint *ep, const struct event *e)
-{
-	int st = atomic_load(&ep->status);
-
-	if (e->is_qp) {
-		if (!ep_owns_qpn(ep, e->qpn))
-			return;
-		qphs__ep_set_err(ep, QPHS_ERR_QP_FATAL, "QP %u: async event %s on %s [the QP is "
-				 "in error; endpoint retired, connect again]", e->qpn, e->name,
-				 ctx->device);
-		if (st < QPHS_EP_DESTROYING)
-			qphs__ep_retire_locked(ep, "QP async error");
-		return;
-	}
-	qphs__ep_set_err(ep, e->type == IBV_EVENT_DEVICE_FATAL ? QPHS_ERR_DEVICE_FATAL
-			 : QPHS_ERR_PORT_NOT_ACTIVE, "async event %s on %s port %d [endpoint %s]",
-			 e->name, ctx->device, ctx->port,
-			 st == QPHS_EP_CONNECTED || st == QPHS_EP_WAIT_READY_ACK ? "retired"
-			 : "left to its handshake");
-	if (st == QPHS_EP_CONNECTED || st == QPHS_EP_WAIT_READY_ACK)
-		qphs__ep_retire_locked(ep, "port or device async error");
-}
-
-/* Every endpoint of ctx, as references taken under the store lock, then
- * each handled under its own lock (never both locks at once). */
-static void fail_endpoints(struct qphs_context *ctx, const struct event *e)
-{
-	struct qphs_endpoint **eps = NULL;
-	int n = 0;
-
-	pthread_mutex_lock(&ctx->ep_lock);
-	for (struct qphs_endpoint *ep = ctx->eps; ep; ep = ep->next)
-		n++;
-	if (n)
-		eps = calloc((size_t)n, sizeof(*eps));
-	n = 0;
-	for (struct qphs_endpoint *ep = ctx->eps; ep && eps; ep = ep->next) {
-		ep->refs++;
-		eps[n++] = ep;
-	}
-	pthread_mutex_unlock(&ctx->ep_lock);
-	for (int i = 0; i < n; i++) {
-		pthread_mutex_lock(&eps[i]->lock);
-		fail_one(ctx, eps[i], e);
-		pthread_mutex_unlock(&eps[i]->lock);
-		qphs_endpoint_put(eps[i]);
-	}
-	free(eps);
-}
-
 /* Named before it is handled (a refused connect quotes it), counted after:
  * whoever sees the count sees its effects. */
-static void note_event(struct qphs_context *ctx, const struct event *e, int count)
+static void note_event(struct qphs_context *ctx, const struct qphs__async_event *e, int count)
 {
 	pthread_mutex_lock(&ctx->event_lock);
 	if (!count)
@@ -106,7 +35,7 @@ static void note_event(struct qphs_context *ctx, const struct event *e, int coun
 	pthread_mutex_unlock(&ctx->event_lock);
 }
 
-static void handle_event(struct qphs_context *ctx, const struct event *e)
+static void handle_event(struct qphs_context *ctx, const struct qphs__async_event *e)
 {
 	note_event(ctx, e, 0);
 	if (e->is_qp)
@@ -117,7 +46,8 @@ static void handle_event(struct qphs_context *ctx, const struct event *e)
 	case IBV_EVENT_DEVICE_FATAL:
 	case IBV_EVENT_PORT_ERR:
 		atomic_store(&ctx->failed, 1);
-		fail_endpoints(ctx, e);
+		if (ctx->on_event)
+			ctx->on_event(ctx, e);
 		break;
 	case IBV_EVENT_PORT_ACTIVE:
 		atomic_store(&ctx->failed, 0);
@@ -125,7 +55,8 @@ static void handle_event(struct qphs_context *ctx, const struct event *e)
 	case IBV_EVENT_QP_FATAL:
 	case IBV_EVENT_QP_REQ_ERR:
 	case IBV_EVENT_QP_ACCESS_ERR:
-		fail_endpoints(ctx, e);
+		if (ctx->on_event)
+			ctx->on_event(ctx, e);
 		break;
 	default:
 		break;
@@ -134,7 +65,7 @@ static void handle_event(struct qphs_context *ctx, const struct event *e)
 }
 
 /* Reads one event and acknowledges it at once (see the top comment). */
-static int read_event(struct qphs_context *ctx, struct event *e)
+static int read_event(struct qphs_context *ctx, struct qphs__async_event *e)
 {
 	struct ibv_async_event ev;
 
@@ -160,7 +91,7 @@ static void *async_main(void *arg)
 				{.fd = ctx->stop_pipe[0], .events = POLLIN}};
 
 	for (;;) {
-		struct event e;
+		struct qphs__async_event e;
 
 		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
 			break;
@@ -190,7 +121,8 @@ int qphs__events_start(struct qphs_context *ctx)
 	return 0;
 }
 
-/* Before any endpoint is destroyed: the thread may be touching them. */
+/* Before any endpoint is destroyed: the thread may be touching them.
+ * A second call does nothing. */
 void qphs__events_stop(struct qphs_context *ctx)
 {
 	if (ctx->async_started) {

@@ -1,10 +1,10 @@
 /*
- * rdma_int.h — the structs behind the handles of qphs/rdma.h, shared by
- * context.c, qp.c, endpoint.c, passive.c, datapath.c, diag.c and host.c.
- *
- * Locks, outermost first: rdma->lock (device list), ctx->ep_lock (endpoint
- * list and reference counts), ep->lock (one endpoint's QPs and state).
- * ep->lock is never held across a network request.
+ * rdma_int.h — the device context behind qphs/rdma.h's qphs_context, and
+ * what the rdma layer does with it: open and close (context.c), async
+ * events (events.c), the four QP transitions (qp.c), the QP pool
+ * (qppool.c) and the diagnosis of a failed transition (diag.c).  The
+ * endpoints and the host object that own a context are the setup layer's
+ * (setup/setup_int.h); this layer never looks inside them.
  */
 #ifndef QPHS__RDMA_INT_H
 #define QPHS__RDMA_INT_H
@@ -18,41 +18,22 @@
 #include "qphs/rdma.h"
 #include "verbs.h"
 
-#define QPHS__MAX_CTX 16
-#define QPHS__MAX_WORKERS 64
 #define QPHS__PATH_LEN 300
 #define QPHS__TEXT_LEN 640
-#define QPHS__READY_ACK_TIMEOUT_MS 10000
 
-struct qphs__job;
+struct qphs_rdma;
+struct qphs_endpoint;
 
-struct qphs_rdma {
-	struct qphs_config cfg;
-	char server[256];
-	pthread_mutex_t lock;
-	struct qphs_context *ctx[QPHS__MAX_CTX];
-	int nctx;
-	char errstr[QPHS__TEXT_LEN];
-	/* The passive side's last rejection (reply_msg sent), under lock. */
-	uint64_t n_rejections;
-	char last_rejection[QPHS__TEXT_LEN];
-	/* Worker pool: passive setups and metadata requests. */
-	pthread_mutex_t qlock;
-	pthread_cond_t qcond;
-	struct qphs__job *qhead, *qtail;
-	int stopping;
-	pthread_t workers[QPHS__MAX_WORKERS];
-	int nworkers;
-	/* The ready-ACK lane (under qlock): an ACK only flips a state, so it
-	 * must not wait behind setups that create and transition QPs. */
-	pthread_cond_t ack_cond;
-	struct qphs__job *ack_head, *ack_tail;
-	pthread_t ack_thread;
-	int ack_started;
+/* One asynchronous event, read and acknowledged (events.c). */
+struct qphs__async_event {
+	enum ibv_event_type type;
+	uint32_t qpn;             /* QP events only */
+	int is_qp;
+	char name[64];
 };
 
 struct qphs_context {
-	struct qphs_rdma *rdma;
+	struct qphs_rdma *rdma;            /* the owner (setup/host.c); opaque here */
 	const struct qphs_config *cfg;     /* rdma->cfg */
 	char device[64];
 	char nic_path[QPHS__PATH_LEN];
@@ -72,7 +53,8 @@ struct qphs_context {
 	uint8_t *region;
 	struct ibv_mr *region_mr;
 	pthread_mutex_t check_lock;        /* one data check at a time: one CQ */
-	/* Endpoints, retired ones included until their last reference goes. */
+	/* Endpoints, retired ones included until their last reference goes
+	 * (the setup layer's: setup/setup_int.h). */
 	pthread_mutex_t ep_lock;
 	struct qphs_endpoint *eps;
 	int rd_atom_used;                  /* responder resources we hold */
@@ -81,7 +63,9 @@ struct qphs_context {
 	struct qphs_rdma_hooks hooks;
 	char hook_gid[64];
 	char hook_server[256];
-	/* Async events (events.c). */
+	/* Async events (events.c).  on_event: the owner's part of an event,
+	 * called on the event thread after the event was acknowledged. */
+	void (*on_event)(struct qphs_context *ctx, const struct qphs__async_event *e);
 	pthread_t async_thread;
 	int async_started;
 	int stop_pipe[2];
@@ -100,53 +84,26 @@ struct qphs_context {
 	uint64_t pool_hits, pool_misses;   /* under pool_lock */
 };
 
-struct qphs_endpoint {
-	struct qphs_context *ctx;
-	struct qphs_endpoint *next;        /* ctx->eps, under ctx->ep_lock */
-	int refs;                          /* under ctx->ep_lock */
-	int retired;                       /* under ctx->ep_lock */
-	char peer_path[QPHS__PATH_LEN];
-	pthread_mutex_t lock;
-	atomic_int status;                 /* enum qphs_ep_status */
-	int has_connected;
-	int nqp;
-	struct qphs__qp *qp;
-	uint32_t *peer_qpn;                /* valid when status is 3 or 4 */
-	int path_mtu;                      /* bytes */
-	int rd_atomic;
-	int rd_atom_taken;                 /* counted in ctx->rd_atom_used */
-	int peer_ready_ack;
-	struct timespec ack_deadline;      /* status 3 on the passive side */
-	uint64_t tr_ok[QPHS_TR_COUNT], tr_failed[QPHS_TR_COUNT];
-	uint64_t reset_skipped, connect_attempts, retired_retries;
-	double rpc_ms, setup_ms, ack_ms, passive_setup_ms;
-	/* The last setup, ms: the Connection request's TCP connect, and each
-	 * transition summed over the QPs (failed call included); < 0 = did not
-	 * happen.  Reset together by qphs__ep_timings_clear. */
-	double tcp_ms, tr_ms[QPHS_TR_COUNT];
-	/* More phases of the last setup (the benchmark reads them): QPs taken
-	 * or created, the ready ACK's TCP connect, and on the passive side the
-	 * wait for a worker. */
-	double create_ms, ack_connect_ms, queue_ms;
-	int last_error;
-	char errstr[QPHS__TEXT_LEN];
-	char reply_sent[512];
-	char reply_received[512];
+/* context.c.  open: what the owner gives a new context; cfg and server are
+ * borrowed for the context's life, on_event may be NULL.  *out is set even
+ * on failure (its errstr says why; close it).  close: stops the event
+ * thread first; the owner must have destroyed its endpoints after
+ * qphs__events_stop. */
+struct qphs__ctx_owner {
+	struct qphs_rdma *rdma;
+	const struct qphs_config *cfg;
+	const char *server;
+	void (*on_event)(struct qphs_context *ctx, const struct qphs__async_event *e);
 };
-
-/* Marks every per-setup timing "did not happen".  ep->lock held (or ep
- * not shared yet). */
-void qphs__ep_timings_clear(struct qphs_endpoint *ep);
-
-/* context.c */
-int qphs__context_open(struct qphs_rdma *r, const char *device,
+int qphs__context_open(const struct qphs__ctx_owner *owner, const char *device,
 		       struct qphs_context **out);
 void qphs__context_close(struct qphs_context *ctx);
 int qphs__context_active_mtu(struct qphs_context *ctx, int *bytes, int *state);
 void qphs__context_set_err(struct qphs_context *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* events.c: the async-event thread of a context. */
+/* events.c: the async-event thread of a context.  stop may be called
+ * again (it then does nothing). */
 int qphs__events_start(struct qphs_context *ctx);
 void qphs__events_stop(struct qphs_context *ctx);
 
@@ -184,39 +141,5 @@ int qphs__qp_give(struct qphs_context *ctx, struct qphs__qp *qp, int fresh);
 /* diag.c: appends " [finding]" to text for a failed step (QPHS_TR_*). */
 void qphs__diag(struct qphs_context *ctx, int step, const struct qphs__qp *qp,
 		const struct qphs__rtr_params *p, int init_rd_atomic, char *text, size_t len);
-
-/* endpoint.c */
-int qphs__ep_get(struct qphs_context *ctx, const char *peer, int create,
-		 struct qphs_endpoint **out);
-void qphs__ep_retire_locked(struct qphs_endpoint *ep, const char *why);
-int qphs__ep_reset_locked(struct qphs_endpoint *ep, const char *why);
-int qphs__ep_setup_locked(struct qphs_endpoint *ep, const uint8_t peer_gid[16],
-			  uint16_t peer_lid, const uint32_t *peer_qpn, int peer_mtu);
-void qphs__ep_set_err(struct qphs_endpoint *ep, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-int qphs__ep_qpns_equal(const struct qphs_endpoint *ep, const uint32_t *q, size_t n);
-void qphs__ep_expire_acks(struct qphs_context *ctx);
-/* Status 3 is bounded: set before entering it.  The passive side waits
- * 10 s for the peer's ACK (Mooncake); the active side, sending its own
- * ACK, is bounded by the client's connect and reply deadlines instead. */
-void qphs__ep_ack_deadline(struct qphs_endpoint *ep, int active);
-void qphs__ep_destroy_all(struct qphs_context *ctx);
-
-/* handshake.c: the Connection bodies. */
-struct qphs_hs_desc;
-int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs_hs_desc *d);
-
-/* passive.c, run on workers. */
-struct qphs_request;
-void qphs__passive_connection(struct qphs_rdma *r, struct qphs_request *req,
-			      double queued_ms);
-/* A ready ACK answered on the daemon's loop thread without waiting for any
- * lock an endpoint's setup may hold.  Returns 1 when answered; 0 when the
- * endpoint's lock was busy: nothing was sent, the caller queues it. */
-int qphs__passive_ack_now(struct qphs_rdma *r, struct qphs_request *req);
-void qphs__passive_metadata(struct qphs_rdma *r, struct qphs_request *req);
-struct qphs_context *qphs__rdma_find_ctx(struct qphs_rdma *r, const char *device);
-struct qphs_context *qphs__rdma_find_ctx_locked(struct qphs_rdma *r, const char *device);
-
 
 #endif

@@ -21,7 +21,7 @@
 #include "base/log.h"
 #include "base/clock.h"
 #include "qphs/error.h"
-#include "rdma/rdma_int.h"
+#include "setup_int.h"
 
 static void sleep_us(long us)
 {

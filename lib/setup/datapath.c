@@ -15,7 +15,7 @@
 #include "base/log.h"
 #include "base/clock.h"
 #include "qphs/error.h"
-#include "rdma/rdma_int.h"
+#include "setup_int.h"
 
 struct check {
 	struct qphs_endpoint *ep;

@@ -13,7 +13,7 @@
 #include "base/log.h"
 #include "base/clock.h"
 #include "qphs/error.h"
-#include "rdma/rdma_int.h"
+#include "setup_int.h"
 
 const char *qphs_ep_status_name(int s)
 {

@@ -11,7 +11,7 @@
 #include "base/log.h"
 #include "base/clock.h"
 #include "qphs/error.h"
-#include "rdma/rdma_int.h"
+#include "setup_int.h"
 
 int qphs_endpoint_info(struct qphs_endpoint *ep, struct qphs_endpoint_info *out)
 {

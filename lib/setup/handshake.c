@@ -12,7 +12,7 @@
 #include "base/log.h"
 #include "qphs/client.h"
 #include "qphs/error.h"
-#include "rdma/rdma_int.h"
+#include "setup_int.h"
 
 /* Path MTU we advertise: min(active MTU now, MC_MTU). */
 int qphs__local_path_mtu(struct qphs_context *ctx)

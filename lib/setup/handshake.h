@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "qphs/body.h"
-#include "rdma/rdma_int.h"
+#include "setup_int.h"
 
 int qphs__local_path_mtu(struct qphs_context *ctx);
 int qphs__hs_send(struct qphs_context *ctx, const char *server,

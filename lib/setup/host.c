@@ -24,7 +24,7 @@
 #include "qphs/body.h"
 #include "base/clock.h"
 #include "qphs/error.h"
-#include "rdma/rdma_int.h"
+#include "setup_int.h"
 #include "rdma/verbs.h"
 
 struct qphs__job {
@@ -278,8 +278,11 @@ void qphs_rdma_free(struct qphs_rdma *r)
 	if (!r)
 		return;
 	stop_workers(r);
-	for (int i = r->nctx - 1; i >= 0; i--)
+	for (int i = r->nctx - 1; i >= 0; i--) {
+		qphs__events_stop(r->ctx[i]); /* it may be touching endpoints */
+		qphs__ep_destroy_all(r->ctx[i]);
 		qphs__context_close(r->ctx[i]);
+	}
 	pthread_cond_destroy(&r->qcond);
 	pthread_cond_destroy(&r->ack_cond);
 	pthread_mutex_destroy(&r->qlock);
@@ -300,7 +303,9 @@ int qphs_rdma_open_device(struct qphs_rdma *r, const char *device, struct qphs_c
 		pthread_mutex_unlock(&r->lock);
 		return QPHS_ERR_INVALID_ARGUMENT;
 	}
-	rc = qphs__context_open(r, device, &ctx);
+	const struct qphs__ctx_owner owner = {.rdma = r, .cfg = &r->cfg, .server = r->server,
+					      .on_event = qphs__ep_on_event};
+	rc = qphs__context_open(&owner, device, &ctx);
 	if (rc) {
 		snprintf(r->errstr, sizeof(r->errstr), "%s", ctx ? ctx->errstr : "out of memory");
 		qphs__context_close(ctx);

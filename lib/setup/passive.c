@@ -16,7 +16,7 @@
 #include "qphs/body.h"
 #include "base/clock.h"
 #include "qphs/error.h"
-#include "rdma/rdma_int.h"
+#include "setup_int.h"
 
 struct passive {
 	struct qphs_rdma *r;

@@ -11,7 +11,7 @@
 #include "base/clock.h"
 #include "qphs/error.h"
 #include "rdma/qpattr.h"
-#include "rdma/rdma_int.h"
+#include "setup_int.h"
 
 static const char *const step_text[QPHS_TR_COUNT] = {
 	"Failed to modify QP to RESET",

@@ -9,7 +9,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "rdma/rdma_int.h"
+#include "setup/setup_int.h"
 #include "rdmatest.h"
 
 /* Waits until ctx has counted `want` events of type t; returns the count. */
@@ -36,7 +36,7 @@ static void print_events(const char *who, struct qphs_context *ctx)
 	for (int t = 0; t < QPHS_EVENT_TYPES; t++)
 		if (ci.event_count[t] && used < sizeof(line))
 			used += (size_t)snprintf(line + used, sizeof(line) - used, " %s x%u",
-						 ibv_event_type_str((enum ibv_event_type)t),
+						 qphs__verbs_event_name((enum ibv_event_type)t),
 						 ci.event_count[t]);
 	printf("# %s events:%s\n", who, used ? line : " none");
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "rdma/rdma_int.h"
+#include "setup/setup_int.h"
 #include "rdmatest.h"
 
 static double now_ms(void)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rdma/rdma_int.h"
+#include "setup/setup_int.h"
 #include "rdmatest.h"
 
 /* rxe_qp_chk_attr (drivers/infiniband/sw/rxe/rxe_qp.c) checks path_mtu

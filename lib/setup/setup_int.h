@@ -1,0 +1,130 @@
+/*
+ * setup_int.h — the host object and the endpoints behind qphs/rdma.h's
+ * qphs_rdma and qphs_endpoint, shared by the setup layer: host.c (the
+ * object, its devices and worker pool), endpoint.c, setup.c, connect.c,
+ * passive.c, handshake.c, datapath.c, epinfo.c and epevents.c.
+ *
+ * Locks, outermost first: rdma->lock (device list), ctx->ep_lock (endpoint
+ * list and reference counts), ep->lock (one endpoint's QPs and state).
+ * ep->lock is never held across a network request.
+ */
+#ifndef QPHS__SETUP_INT_H
+#define QPHS__SETUP_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "qphs/config.h"
+#include "qphs/rdma.h"
+#include "rdma/rdma_int.h"
+
+#define QPHS__MAX_CTX 16
+#define QPHS__MAX_WORKERS 64
+#define QPHS__READY_ACK_TIMEOUT_MS 10000
+
+struct qphs__job;
+
+struct qphs_rdma {
+	struct qphs_config cfg;
+	char server[256];
+	pthread_mutex_t lock;
+	struct qphs_context *ctx[QPHS__MAX_CTX];
+	int nctx;
+	char errstr[QPHS__TEXT_LEN];
+	/* The passive side's last rejection (reply_msg sent), under lock. */
+	uint64_t n_rejections;
+	char last_rejection[QPHS__TEXT_LEN];
+	/* Worker pool: passive setups and metadata requests. */
+	pthread_mutex_t qlock;
+	pthread_cond_t qcond;
+	struct qphs__job *qhead, *qtail;
+	int stopping;
+	pthread_t workers[QPHS__MAX_WORKERS];
+	int nworkers;
+	/* The ready-ACK lane (under qlock): an ACK only flips a state, so it
+	 * must not wait behind setups that create and transition QPs. */
+	pthread_cond_t ack_cond;
+	struct qphs__job *ack_head, *ack_tail;
+	pthread_t ack_thread;
+	int ack_started;
+};
+
+struct qphs_endpoint {
+	struct qphs_context *ctx;
+	struct qphs_endpoint *next;        /* ctx->eps, under ctx->ep_lock */
+	int refs;                          /* under ctx->ep_lock */
+	int retired;                       /* under ctx->ep_lock */
+	char peer_path[QPHS__PATH_LEN];
+	pthread_mutex_t lock;
+	atomic_int status;                 /* enum qphs_ep_status */
+	int has_connected;
+	int nqp;
+	struct qphs__qp *qp;
+	uint32_t *peer_qpn;                /* valid when status is 3 or 4 */
+	int path_mtu;                      /* bytes */
+	int rd_atomic;
+	int rd_atom_taken;                 /* counted in ctx->rd_atom_used */
+	int peer_ready_ack;
+	struct timespec ack_deadline;      /* status 3 on the passive side */
+	uint64_t tr_ok[QPHS_TR_COUNT], tr_failed[QPHS_TR_COUNT];
+	uint64_t reset_skipped, connect_attempts, retired_retries;
+	double rpc_ms, setup_ms, ack_ms, passive_setup_ms;
+	/* The last setup, ms: the Connection request's TCP connect, and each
+	 * transition summed over the QPs (failed call included); < 0 = did not
+	 * happen.  Reset together by qphs__ep_timings_clear. */
+	double tcp_ms, tr_ms[QPHS_TR_COUNT];
+	/* More phases of the last setup (the benchmark reads them): QPs taken
+	 * or created, the ready ACK's TCP connect, and on the passive side the
+	 * wait for a worker. */
+	double create_ms, ack_connect_ms, queue_ms;
+	int last_error;
+	char errstr[QPHS__TEXT_LEN];
+	char reply_sent[512];
+	char reply_received[512];
+};
+
+/* Marks every per-setup timing "did not happen".  ep->lock held (or ep
+ * not shared yet). */
+void qphs__ep_timings_clear(struct qphs_endpoint *ep);
+
+/* endpoint.c */
+int qphs__ep_get(struct qphs_context *ctx, const char *peer, int create,
+		 struct qphs_endpoint **out);
+void qphs__ep_retire_locked(struct qphs_endpoint *ep, const char *why);
+int qphs__ep_reset_locked(struct qphs_endpoint *ep, const char *why);
+int qphs__ep_setup_locked(struct qphs_endpoint *ep, const uint8_t peer_gid[16],
+			  uint16_t peer_lid, const uint32_t *peer_qpn, int peer_mtu);
+void qphs__ep_set_err(struct qphs_endpoint *ep, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int qphs__ep_qpns_equal(const struct qphs_endpoint *ep, const uint32_t *q, size_t n);
+void qphs__ep_expire_acks(struct qphs_context *ctx);
+/* Status 3 is bounded: set before entering it.  The passive side waits
+ * 10 s for the peer's ACK (Mooncake); the active side, sending its own
+ * ACK, is bounded by the client's connect and reply deadlines instead. */
+void qphs__ep_ack_deadline(struct qphs_endpoint *ep, int active);
+void qphs__ep_destroy_all(struct qphs_context *ctx);
+
+/* handshake.c: the Connection bodies. */
+struct qphs_hs_desc;
+int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs_hs_desc *d);
+
+/* passive.c, run on workers. */
+struct qphs_request;
+void qphs__passive_connection(struct qphs_rdma *r, struct qphs_request *req,
+			      double queued_ms);
+/* A ready ACK answered on the daemon's loop thread without waiting for any
+ * lock an endpoint's setup may hold.  Returns 1 when answered; 0 when the
+ * endpoint's lock was busy: nothing was sent, the caller queues it. */
+int qphs__passive_ack_now(struct qphs_rdma *r, struct qphs_request *req);
+void qphs__passive_metadata(struct qphs_rdma *r, struct qphs_request *req);
+struct qphs_context *qphs__rdma_find_ctx(struct qphs_rdma *r, const char *device);
+struct qphs_context *qphs__rdma_find_ctx_locked(struct qphs_rdma *r, const char *device);
+
+
+/* epevents.c: what an async event does to ctx's endpoints (the context's
+ * on_event). */
+void qphs__ep_on_event(struct qphs_context *ctx, const struct qphs__async_event *e);
+
+#endif
