@@ -81,7 +81,8 @@ help:
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS=$(FUZZ_SECONDS) each"
 	@echo "make quirks     docs/quirks.md: qplab quirks in the lab VM, per kernel and per quirk profile"
 	@echo "make bench      benchmarks (prints figures)"
-	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
+	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR): libqphs, qphs.h and qphs/*.h (error log config"
+	@echo "                json frame addr body daemon client rdma probe), qphs.pc, qplab, netns/, scenarios/"
 
 # Include paths per target (the layer rules of README's Layout): lib/ sees
 # its own folders, everything else sees lib/include only, plus its own.
