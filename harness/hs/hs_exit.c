@@ -1,5 +1,5 @@
 /* `qplab hs send`'s exit codes: 10 + k for failure kind k (DESIGN.md's one
- * table).  Kinds 1-9 follow DESIGN.md's order; each names the error codes
+ * table).  Kinds 1-9 follow DESIGN.md's order, 10-13 came later; each names the error codes
  * of lib/client that fall under it, so the table below is both the mapping
  * and what --help and docs/hs.md print. */
 #include <stdio.h>
@@ -27,6 +27,8 @@ static const struct hs_exit_row {
 	{10, "old-protocol reply to a typed request", {QPHS_ERR_REPLY_OLD_PROTOCOL}},
 	{11, "network unreachable", {QPHS_ERR_UNREACHABLE}},
 	{12, "other socket error", {QPHS_ERR_SOCKET, QPHS_ERR_MEMORY}},
+	{13, "null reply: the peer has no transport for the request",
+	 {QPHS_ERR_PEER_NO_TRANSPORT}},
 };
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))

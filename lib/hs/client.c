@@ -207,6 +207,15 @@ static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_
 	if (rc)
 		return fail(res, rc, "reply from %s: %s", res->peer, err);
 	json_object_put(obj);
+	/* Mooncake's daemon answers null for a type no transport registered a
+	 * handler for: Connection and Metadata when its RDMA transport did not
+	 * install (transfer_metadata_plugin.cpp, SocketHandShakePlugin::
+	 * startDaemon; transfer_metadata.cpp, receivePeerMetadata). */
+	if (!obj && type != QPHS_HS_PROBE && type != QPHS_HS_NOTIFY)
+		return fail(res, QPHS_ERR_PEER_NO_TRANSPORT, "%s answered the %s request with "
+			    "null: no transport of the peer handles it (a Mooncake node whose RDMA "
+			    "transport failed to install answers so)", res->peer,
+			    qphs_msg_type_name(type));
 	if (type != QPHS_HS_CONNECTION && type != QPHS_HS_OLD_PROTOCOL)
 		return 0;
 	rc = qphs_hs_desc_parse(f->json, f->json_len, &desc, err, sizeof(err));

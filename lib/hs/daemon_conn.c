@@ -244,13 +244,14 @@ static bool is_frame_error(int rc)
 	return rc <= QPHS_ERR_FRAME_ZERO_LENGTH && rc >= QPHS_ERR_FRAME_TRAILING;
 }
 
-/* No handler registered: the built-in answers (docs/hs.md). */
+/* No handler registered: the built-in answers (docs/hs.md).  Mooncake's daemon writes whatever its callback left in the reply, and
+ * without a callback that is null (SocketHandShakePlugin::startDaemon,
+ * transfer_metadata_plugin.cpp): the answer of a node whose RDMA transport
+ * did not install to Connection and Metadata requests. */
+static const char null_reply[] = "null\n";
+
 static void builtin(struct conn *c, struct qphs_request *req)
 {
-	const struct qphs_hs_desc *desc = &req->desc;
-	char msg[512];
-	const char *at;
-
 	switch (c->type) {
 	case QPHS_HS_PROBE:
 		qphs_request_reply(req, probe_reply, sizeof(probe_reply) - 1);
@@ -258,17 +259,10 @@ static void builtin(struct conn *c, struct qphs_request *req)
 	case QPHS_HS_NOTIFY:
 		qphs_request_reply(req, notify_reply, sizeof(notify_reply) - 1);
 		return;
-	case QPHS_HS_METADATA:
-		QPHS_WARN("[Handshake] no Metadata handler is registered: closing %s", c->peer);
-		qphs_request_close(req);
-		return;
 	default:
-		at = strchr(desc->peer_nic_path, '@');
-		snprintf(msg, sizeof(msg),
-			 "Local RDMA context not found for handshake NIC: %s "
-			 "[no Connection handler is registered]",
-			 at ? at + 1 : desc->peer_nic_path);
-		qphs_request_fail(req, QPHS_ERR_CONTEXT, msg);
+		QPHS_WARN("[Handshake] no %s handler is registered: answering null to %s",
+			  c->type == QPHS_HS_METADATA ? "Metadata" : "Connection", c->peer);
+		qphs_request_reply(req, null_reply, sizeof(null_reply) - 1);
 	}
 }
 

@@ -24,6 +24,7 @@ static const struct {
 	{"trailing", QPHS_FAULT_TRAILING},
 	{"wrong-type", QPHS_FAULT_WRONG_TYPE},
 	{"old-protocol", QPHS_FAULT_OLD_PROTOCOL},
+	{"null-reply", QPHS_FAULT_NULL_REPLY},
 	{"reject", QPHS_FAULT_REJECT},
 };
 
@@ -73,7 +74,7 @@ int qphs_fault_parse(const char *spec, struct qphs_fault *out, char *err, size_t
 	if (err)
 		snprintf(err, errlen, "unknown fault '%s' (close, stall, delay:MS, truncate, "
 				      "oversize, zero-length, garbage, empty-body, not-json, "
-				      "trailing, wrong-type, old-protocol, reject:TEXT)", spec);
+				      "trailing, wrong-type, old-protocol, null-reply, reject:TEXT)", spec);
 	return QPHS_ERR_INVALID_ARGUMENT;
 }
 
@@ -186,6 +187,8 @@ int qphs__fault_frame(const struct qphs_fault *f, uint64_t *rng, int type, const
 		return frame(typed ? (type + 1) % 4 : QPHS_HS_PROBE, json, len, out, out_len);
 	case QPHS_FAULT_OLD_PROTOCOL:
 		return frame(QPHS_HS_OLD_PROTOCOL, json, len, out, out_len);
+	case QPHS_FAULT_NULL_REPLY:
+		return frame(type, "null\n", 5, out, out_len);
 	default:
 		return frame(type, json, len, out, out_len);
 	}

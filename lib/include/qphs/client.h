@@ -33,7 +33,9 @@ struct qphs_client_result {
  * QPHS_ERR_CONNECT_TIMEOUT, QPHS_ERR_UNREACHABLE, QPHS_ERR_SOCKET,
  * QPHS_ERR_REPLY_TIMEOUT, QPHS_ERR_PEER_CLOSED, a QPHS_ERR_FRAME_* code
  * for a bad reply frame, QPHS_ERR_REPLY_WRONG_TYPE,
- * QPHS_ERR_REPLY_OLD_PROTOCOL, QPHS_ERR_MALFORMED_JSON, and for Connection
+ * QPHS_ERR_REPLY_OLD_PROTOCOL, QPHS_ERR_MALFORMED_JSON,
+ * QPHS_ERR_PEER_NO_TRANSPORT (a Connection or Metadata reply whose body is
+ * null: the peer has no handler for that type), and for Connection
  * requests QPHS_ERR_REJECT_HANDSHAKE (non-empty reply_msg).  res: caller's,
  * filled in every case; free res->reply with free(). */
 QPHS_EXPORT int qphs_client_request(const struct qphs_config *cfg,

@@ -24,10 +24,10 @@
  * Metadata body of the wrong shape is closed without a reply.  So a handler
  * only ever sees a body that parses for its type.
  *
- * Without a handler: Probe -> {"status":"success"}, Notify ->
- * {"name":"","notify_msg":"success"}, Metadata -> closed without a reply,
- * Connection -> a reply whose reply_msg is "Local RDMA context not found
- * for handshake NIC: <device> [no Connection handler is registered]".
+ * Without a handler, as Mooncake's daemon: Probe -> {"status":"success"},
+ * Notify -> {"name":"","notify_msg":"success"}, Metadata and Connection ->
+ * the body null (what a Mooncake node whose RDMA transport did not install
+ * answers; a qplab client reports QPHS_ERR_PEER_NO_TRANSPORT).
  *
  * Deadlines (from the config): the whole request within request_timeout_ms,
  * the reply written within write_timeout_ms, a handler's answer within
@@ -170,6 +170,11 @@ enum qphs_fault_kind {
 	QPHS_FAULT_TRAILING,     /* the reply with bytes after the JSON value */
 	QPHS_FAULT_WRONG_TYPE,   /* the reply under another type byte */
 	QPHS_FAULT_OLD_PROTOCOL, /* the reply without a type byte */
+	QPHS_FAULT_NULL_REPLY,   /* the body `null`, as Mooncake's daemon answers a
+				  * type no transport registered a handler for
+				  * (transfer_metadata_plugin.cpp,
+				  * SocketHandShakePlugin::startDaemon):
+				  * ERR_PEER_NO_TRANSPORT */
 	QPHS_FAULT_REJECT,       /* not a wire fault: a handler's business (a
 				  * Connection reply whose reply_msg is text) */
 };
@@ -185,7 +190,7 @@ struct qphs_fault {
 
 /* Parses a fault spec: "close", "stall", "delay:MS", "truncate", "oversize",
  * "zero-length", "garbage", "empty-body", "not-json", "trailing",
- * "wrong-type", "old-protocol", "reject:TEXT".  The names are the error
+ * "wrong-type", "old-protocol", "null-reply", "reject:TEXT".  The names are the error
  * table's FAULT names (qphs_errcode_by_name) plus delay.  Returns 0, or
  * QPHS_ERR_INVALID_ARGUMENT with a message in err (caller's, may be NULL). */
 QPHS_EXPORT int qphs_fault_parse(const char *spec, struct qphs_fault *out,

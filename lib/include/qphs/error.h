@@ -78,6 +78,8 @@
 	X(ERR_NO_PORT, -1069, "", "no free port in the RPC port range")        \
 	X(ERR_BUSY, -1070, "", "resource busy")                                \
 	X(ERR_STOPPED, -1071, "", "daemon stopped")                            \
+	X(ERR_PEER_NO_TRANSPORT, -1072, "null-reply",                          \
+	  "peer answered null: no transport handles this request type")      \
 	/* RDMA (lib/context, lib/endpoint, lib/verbs). */                     \
 	X(ERR_PORT_NOT_ACTIVE, -1100, "", "RDMA port is not ACTIVE")           \
 	X(ERR_GID_NULL, -1101, "", "GID is NULL")                              \

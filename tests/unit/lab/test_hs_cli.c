@@ -185,6 +185,7 @@ static const struct {
 	{"trailing", 17, "ERR_FRAME_TRAILING"},
 	{"wrong-type", 16, "ERR_REPLY_WRONG_TYPE"},
 	{"old-protocol", 20, "ERR_REPLY_OLD_PROTOCOL"},
+	{"null-reply", 23, "ERR_PEER_NO_TRANSPORT"},
 	{"reject:no thanks", 18, "ERR_REJECT_HANDSHAKE"},
 	{"delay:20", 0, NULL},
 };

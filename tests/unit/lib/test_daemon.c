@@ -80,21 +80,26 @@ START_TEST(daemon_reply_type_follows_request_type)
 }
 END_TEST
 
-START_TEST(daemon_connection_without_handler_says_so_in_reply_msg)
+START_TEST(daemon_without_handler_answers_null_as_mooncake)
 {
 	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
 	struct qphs_client_result res;
 	struct qphs_config cfg;
 	int rc;
 
+	/* Connection and Metadata without a handler: the body null, as a
+	 * Mooncake daemon whose RDMA transport did not install answers. */
 	hs_test_config(&cfg);
 	rc = qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
 				 strlen(CONN_BODY), &res);
-	ck_assert_int_eq(rc, QPHS_ERR_REJECT_HANDSHAKE);
+	ck_assert_int_eq(rc, QPHS_ERR_PEER_NO_TRANSPORT);
 	unit_hit(rc);
-	ck_assert_msg(!strncmp(res.errstr, "Local RDMA context not found for handshake NIC: y [",
-			       51), "reply_msg: %s", res.errstr);
-	ck_assert_ptr_nonnull(strstr(res.reply, "\"local_nic_path\":\"b:2@y\""));
+	ck_assert_str_eq(res.reply, "null\n");
+	ck_assert_ptr_nonnull(strstr(res.errstr, "with null"));
+	free(res.reply);
+	rc = qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_METADATA, "{}", 2, &res);
+	ck_assert_int_eq(rc, QPHS_ERR_PEER_NO_TRANSPORT);
+	ck_assert_str_eq(res.reply, "null\n");
 	free(res.reply);
 	qphs_daemon_free(d);
 }
@@ -714,7 +719,7 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, daemon_answers_probe_byte_exact);
 	tcase_add_test(tc, daemon_answers_notify_byte_exact);
 	tcase_add_test(tc, daemon_reply_type_follows_request_type);
-	tcase_add_test(tc, daemon_connection_without_handler_says_so_in_reply_msg);
+	tcase_add_test(tc, daemon_without_handler_answers_null_as_mooncake);
 	tcase_add_test(tc, daemon_connection_of_wrong_shape_gets_reply_msg);
 	tcase_add_test(tc, daemon_closes_probe_of_wrong_shape);
 	tcase_add_test(tc, daemon_handler_answers_from_another_thread);
