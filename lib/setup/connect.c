@@ -110,6 +110,11 @@ static int already_connected(struct qphs_endpoint *ep, const struct qphs_hs_desc
 	return QPHS_ERR_RETIRED;
 }
 
+/* A reply that names other endpoints than the ones we asked for: Mooncake's
+ * active side logs this text, with no [Handshake] tag, and returns
+ * ERR_REJECT_HANDSHAKE (RdmaEndPoint::setupConnectionsByActive,
+ * rdma_endpoint.cpp); ours is QPHS_ERR_NIC_PATH_MISMATCH with the same
+ * words.  ("peer nic path inconsistency" is the passive side's reply.) */
 static int check_paths(struct qphs_endpoint *ep, const struct qphs_hs_desc *reply,
 		       const struct qphs_hs_desc *local)
 {
@@ -117,10 +122,12 @@ static int check_paths(struct qphs_endpoint *ep, const struct qphs_hs_desc *repl
 	    !strcmp(reply->peer_nic_path, local->local_nic_path))
 		return 0;
 	qphs__ep_set_err(ep, QPHS_ERR_NIC_PATH_MISMATCH,
-			 "Invalid argument: peer nic path inconsistency, expect %s + %s, while got "
-			 "%s + %s [the reply names other endpoints than the ones we asked for]",
-			 ep->peer_path, local->local_nic_path, reply->local_nic_path,
+			 "Invalid argument: received packet mismatch, local.local_nic_path: %s, "
+			 "local.peer_nic_path: %s, peer.local_nic_path: %s, peer.peer_nic_path: %s "
+			 "[the reply names other endpoints than the ones we asked for]",
+			 local->local_nic_path, local->peer_nic_path, reply->local_nic_path,
 			 reply->peer_nic_path);
+	QPHS_ERR("%s", ep->errstr);
 	return QPHS_ERR_NIC_PATH_MISMATCH;
 }
 
@@ -179,7 +186,12 @@ static int handle_reply(struct qphs_endpoint *ep, int rc, const char *txt,
 		return r2 == QPHS_ERR_RETIRED && rc == QPHS_ERR_ENDPOINT ? r2 : rc;
 	}
 	if (reply->reply_msg[0]) {
-		QPHS_ERR("[Handshake] Handshake rejected by %s: %s", ep->peer_path, reply->reply_msg);
+		/* Untagged, naming the peer's server, as Mooncake logs it
+		 * (TransferMetadata::sendHandshake, transfer_metadata.cpp). */
+		const char *at = strchr(ep->peer_path, '@');
+
+		QPHS_ERR("Handshake rejected by %.*s: %s", at ? (int)(at - ep->peer_path)
+			 : (int)strlen(ep->peer_path), ep->peer_path, reply->reply_msg);
 		snprintf(ep->reply_received, sizeof(ep->reply_received), "%s", reply->reply_msg);
 		qphs__ep_set_err(ep, QPHS_ERR_REJECT_HANDSHAKE, "%s", reply->reply_msg);
 		qphs__ep_reset_locked(ep, "handshake rejected");

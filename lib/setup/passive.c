@@ -192,8 +192,10 @@ static void dispatch(struct passive *p)
 	}
 	p->ctx = qphs__rdma_find_ctx(p->r, dev);
 	if (!p->ctx)
-		reject(p, "Local RDMA context not found for handshake NIC: %s [no device %s on %s]",
-		       p->peer->peer_nic_path, dev, p->r->server);
+		/* Mooncake's text names the device only: the nic path after its
+		 * first '@' (RdmaTransport::onSetupRdmaConnections). */
+		reject(p, "Local RDMA context not found for handshake NIC: %s [no usable device "
+		       "%s on %s]", dev, dev, p->r->server);
 	else if (p->peer->has_ready_ack && p->peer->ready_ack)
 		ready_ack(p);
 	else if (!precheck(p))
