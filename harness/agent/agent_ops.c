@@ -146,16 +146,26 @@ static const char *wc_word(const char *s)
 	return !strncmp(s, "no completion", 13) || !strcmp(s, "not posted") || !s[0] ? "none" : s;
 }
 
+static int bool_arg(json_object *req, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(req, key, &v) && json_object_is_type(v, json_type_boolean) &&
+	       json_object_get_boolean(v);
+}
+
 static json_object *op_datapath(struct agent *a, json_object *id, json_object *req)
 {
 	const char *peer = str_arg(req, "peer");
+	struct qphs_data_opts opts = {.bytes = (size_t)int_arg(req, "bytes", 4096),
+				      .timeout_ms = (int)int_arg(req, "deadline_ms", 10000),
+				      .read_only = bool_arg(req, "read_only")};
 	int64_t bytes = int_arg(req, "bytes", 4096);
-	int deadline = (int)int_arg(req, "deadline_ms", 10000);
 	struct qphs_data_result res;
 	struct qphs_endpoint *ep;
 	const char *wc = "none", *word = "not_run";
 	json_object *o;
-	int rc;
+	int rc, posted;
 
 	if (!peer || bytes <= 0 || bytes > QPHS_CHECK_REGION_BYTES)
 		return agent_reply(id, "datapath", 0, QPHS_ERR_INVALID_ARGUMENT,
@@ -166,10 +176,12 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 		rc = QPHS_ERR_ENDPOINT;
 		snprintf(res.text, sizeof(res.text), "no endpoint for %s", peer);
 	} else {
-		rc = qphs_endpoint_check_data(ep, (size_t)bytes, deadline, &res);
+		rc = qphs_endpoint_check_data_opts(ep, &opts, &res);
 		/* Nothing posted (endpoint not connected) is "not_run", not a failure. */
-		word = res.ok ? "ok" : strcmp(res.write_status, "not posted") ? "failed" : "not_run";
-		wc = strcmp(res.write_status, "IBV_WC_SUCCESS") ? wc_word(res.write_status)
+		posted = strcmp(res.write_status, "not posted") || strcmp(res.read_status, "not posted");
+		word = res.ok ? "ok" : posted ? "failed" : "not_run";
+		wc = strcmp(res.write_status, "IBV_WC_SUCCESS") && strcmp(res.write_status, "not posted")
+		     ? wc_word(res.write_status)
 		     : strcmp(res.read_status, "IBV_WC_SUCCESS") ? wc_word(res.read_status)
 								 : "IBV_WC_SUCCESS";
 	}
@@ -178,6 +190,10 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 	json_object_object_add(o, "datapath", json_object_new_string(word));
 	json_object_object_add(o, "wc_status", json_object_new_string(wc));
 	json_object_object_add(o, "wc_waited_ms", agent_ms(ep ? res.total_ms : 0));
+	json_object_object_add(o, "read_only", json_object_new_boolean(res.read_only));
+	json_object_object_add(o, "restored", json_object_new_boolean(res.restored));
+	json_object_object_add(o, "peer_checksum", json_object_new_boolean(res.peer_checksum));
+	json_object_object_add(o, "peer_buffer", json_object_new_string(res.peer_buffer));
 	qphs_endpoint_put(ep);
 	return o;
 }

@@ -23,6 +23,10 @@ static json_object *endpoint_json(const struct qphs_endpoint_info *in, const cha
 	json_object_object_add(e, "peer", json_object_new_string(in->peer_nic_path));
 	json_object_object_add(e, "status", json_object_new_string(qphs_ep_status_name(in->status)));
 	json_object_object_add(e, "path_mtu", in->path_mtu ? json_object_new_int(in->path_mtu) : NULL);
+	json_object_object_add(e, "peer_path_mtu", in->status == QPHS_EP_CONNECTED ||
+			       in->status == QPHS_EP_WAIT_READY_ACK ?
+			       json_object_new_int(in->peer_path_mtu) : NULL);
+	json_object_object_add(e, "warning", json_object_new_string(in->warning));
 	json_object_object_add(e, "gid_index", json_object_new_int(in->gid_index));
 	json_object_object_add(e, "gid_reason", json_object_new_string(gid_reason));
 	for (int i = 0; i < in->qp_count; i++) {

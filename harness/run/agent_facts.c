@@ -70,6 +70,14 @@ static void integer(struct dec *d, json_object *o, const char *key, int *dst)
 	*dst = (int)x;
 }
 
+static void boolean(struct dec *d, json_object *o, const char *key, int *dst)
+{
+	json_object *v;
+
+	if (get(d, o, key, json_type_boolean, &v) > 0)
+		*dst = json_object_get_boolean(v);
+}
+
 static void times(struct dec *d, json_object *o, struct qplab_facts *f)
 {
 	json_object *t;
@@ -130,6 +138,8 @@ static void report(struct dec *d, json_object *body, const char *peer, struct qp
 			integer(d, ep, "gid_index", &f->gid_index);
 			text(d, ep, "gid_reason", &f->gid_reason);
 			integer(d, ep, "path_mtu", &f->path_mtu);
+			integer(d, ep, "peer_path_mtu", &f->peer_path_mtu);
+			text(d, ep, "warning", &f->warning);
 		}
 	}
 	device_qps(d, body, f);
@@ -177,6 +187,8 @@ int qplab_facts_from_reply(const struct qplab_agent_msg *m, const char *peer, st
 	word(&d, m->body, "datapath", f->datapath, sizeof(f->datapath));
 	word(&d, m->body, "wc_status", f->wc_status, sizeof(f->wc_status));
 	number(&d, m->body, "wc_waited_ms", &f->wc_waited_ms);
+	boolean(&d, m->body, "restored", &f->datapath_restored);
+	boolean(&d, m->body, "peer_checksum", &f->datapath_peer_checksum);
 	times(&d, m->body, f);
 	return d.rc;
 }

@@ -132,13 +132,16 @@ char *qplab_agent_req_report(int id)
 	return line(id, "report", NULL);
 }
 
-char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadline_ms)
+char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadline_ms,
+			       bool read_only)
 {
 	json_object *x = json_object_new_object();
 
 	add_str(x, "peer", peer);
 	add_int(x, "bytes", bytes);
 	add_int(x, "deadline_ms", deadline_ms);
+	if (read_only)
+		add_bool(x, "read_only", 1);
 	return line(id, "datapath", x);
 }
 

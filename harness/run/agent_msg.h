@@ -33,7 +33,8 @@ int qplab_fault_spec(const struct qplab_fault *f, char *buf, size_t len);
  * NULL when out of memory.  deadline_ms < 0 leaves the agent's default. */
 char *qplab_agent_req_connect(int id, const char *peer, int64_t at_realtime_ns, int deadline_ms);
 char *qplab_agent_req_report(int id);
-char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadline_ms);
+char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadline_ms,
+			       bool read_only);
 char *qplab_agent_req_disconnect(int id, const char *peer);
 char *qplab_agent_req_probe(int id, const char *address, int deadline_ms);
 char *qplab_agent_req_raw_frame(int id, const char *address, const uint8_t *bytes, size_t len,

@@ -221,7 +221,8 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 
 		id = s->ag[st->from].next_id++;
 		return act(s, st->from, id,
-			   qplab_agent_req_datapath(id, path_of(s, st->to), st->bytes > 0 ? st->bytes : 4096, dl),
+			   qplab_agent_req_datapath(id, path_of(s, st->to), st->bytes > 0 ? st->bytes : 4096, dl,
+						    st->read_only),
 			   dl, si, path_of(s, st->to), err, errlen);
 	}
 	case QPLAB_STEP_WAIT:

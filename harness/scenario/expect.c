@@ -243,6 +243,11 @@ bool qplab_assert_eval(const struct qplab_assert *a, const struct qplab_facts *f
 	time_checks(&c, a, f, time_multiplier);
 	int_check(&c, "gid_index", a->gid_index, f->gid_index);
 	int_check(&c, "path_mtu", a->path_mtu, f->path_mtu);
+	int_check(&c, "peer_path_mtu", a->peer_path_mtu, f->peer_path_mtu);
+	text_check(&c, "warning", &a->warning, f->warning);
+	bool_check(&c, "datapath_restored", a->datapath_restored, f->datapath_restored);
+	bool_check(&c, "datapath_peer_checksum", a->datapath_peer_checksum,
+		   f->datapath_peer_checksum);
 	bool_check(&c, "daemon_alive", a->daemon_alive, f->daemon_alive);
 	int_check(&c, "leftover_qps", a->leftover_qps, f->leftover_qps);
 	int_check(&c, "leftover_objects", a->leftover_objects, f->leftover_objects);

@@ -41,6 +41,10 @@ struct qplab_facts {
 	int gid_index;
 	char *gid_reason;           /* why that GID (owned), report only */
 	int path_mtu;
+	int peer_path_mtu;          /* qphs_path_mtu the peer sent, 0 = none */
+	char *warning;              /* the endpoint's last warning (owned) */
+	int datapath_restored;      /* tri-state: the peer's bytes written back */
+	int datapath_peer_checksum; /* tri-state: the peer checksummed its copy */
 	int daemon_alive;           /* tri-state */
 	int leftover_qps;           /* after teardown */
 	int leftover_objects;       /* namespaces, veths, rxe devices, rules, agents */

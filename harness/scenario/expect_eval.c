@@ -13,7 +13,8 @@ void qplab_facts_init(struct qplab_facts *f)
 	f->wc_waited_ms = -1;
 	for (int t = 0; t < QPLAB_TIME_COUNT; t++)
 		f->time_ms[t] = -1;
-	f->gid_index = f->path_mtu = f->daemon_alive = -1;
+	f->gid_index = f->path_mtu = f->peer_path_mtu = f->daemon_alive = -1;
+	f->datapath_restored = f->datapath_peer_checksum = -1;
 	f->leftover_qps = f->leftover_objects = -1;
 }
 
@@ -23,6 +24,7 @@ void qplab_facts_free(struct qplab_facts *f)
 	free(f->reply_received);
 	free(f->error_text);
 	free(f->gid_reason);
+	free(f->warning);
 	qplab_facts_init(f);
 }
 

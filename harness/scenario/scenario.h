@@ -192,6 +192,10 @@ struct qplab_assert {
 	struct qplab_range time[QPLAB_TIME_COUNT];
 	int gid_index;
 	int path_mtu;
+	int peer_path_mtu;               /* 0: the peer sent none */
+	struct qplab_text_match warning;
+	int datapath_restored;           /* tri-state */
+	int datapath_peer_checksum;      /* tri-state */
 	int daemon_alive;                /* tri-state */
 	int leftover_qps;
 	int leftover_objects;
@@ -257,6 +261,7 @@ struct qplab_step {
 	size_t frame_len;
 	char frame_kind[24];         /* raw_frame: a frame FAULT name */
 	long bytes;                  /* datapath: buffer size, default 4096 */
+	bool read_only;              /* datapath: READ only, never write the peer */
 	struct qplab_assert until;   /* wait */
 };
 

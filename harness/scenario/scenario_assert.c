@@ -29,8 +29,9 @@ static const char *const wc_names[] = {
 #define ASSERT_KEYS                                                                  \
 	"qp_states", "qp_count", "endpoint", "endpoints", "code", "reply_msg_sent",   \
 		"reply_msg_received", "error_text", "datapath", "wc_status", "time_ms", \
-		"gid_index", "path_mtu", "daemon_alive", "leftover_qps",             \
-		"leftover_objects", "frame_outcome"
+		"gid_index", "path_mtu", "peer_path_mtu", "warning",                 \
+		"datapath_restored", "datapath_peer_checksum", "daemon_alive",       \
+		"leftover_qps", "leftover_objects", "frame_outcome"
 
 bool qplab__sc_in_list(const char *const *list, const char *s)
 {
@@ -47,7 +48,8 @@ void qplab__sc_assert_init(struct qplab_assert *a)
 	a->wc_none_within_ms = -1;
 	for (int t = 0; t < QPLAB_TIME_COUNT; t++)
 		a->time[t].min = a->time[t].max = -1;
-	a->gid_index = a->path_mtu = a->daemon_alive = -1;
+	a->gid_index = a->path_mtu = a->peer_path_mtu = a->daemon_alive = -1;
+	a->datapath_restored = a->datapath_peer_checksum = -1;
 	a->leftover_qps = a->leftover_objects = -1;
 }
 
@@ -68,6 +70,7 @@ void qplab__sc_assert_free(struct qplab_assert *a)
 	free_match(&a->reply_sent);
 	free_match(&a->reply_received);
 	free_match(&a->error_text);
+	free_match(&a->warning);
 	qplab__sc_assert_init(a);
 }
 
@@ -269,16 +272,26 @@ static void int_field(struct sc_ctx *ctx, json_object *o, const char *path, cons
 	}
 }
 
+static void bool_field(struct sc_ctx *ctx, json_object *o, const char *path, const char *key,
+		       int *dst, int *nfields)
+{
+	bool b;
+
+	if (qplab__sc_bool(ctx, o, path, key, &b)) {
+		*dst = b;
+		(*nfields)++;
+	}
+}
+
 void qplab__sc_assert(struct sc_ctx *ctx, json_object *o, const char *path,
 		      struct qplab_assert *a, const char *const *extra)
 {
-	const char *keys[32] = {ASSERT_KEYS};
+	const char *keys[40] = {ASSERT_KEYS};
 	size_t n = 0;
-	bool b;
 
 	while (keys[n])
 		n++;
-	for (size_t i = 0; extra && extra[i] && n < 31; i++)
+	for (size_t i = 0; extra && extra[i] && n < 39; i++)
 		keys[n++] = extra[i];
 	qplab__sc_assert_init(a);
 	qplab__sc_only_keys(ctx, o, path, "an expectation", keys);
@@ -295,10 +308,12 @@ void qplab__sc_assert(struct sc_ctx *ctx, json_object *o, const char *path,
 	time_key(ctx, o, path, a);
 	int_field(ctx, o, path, "gid_index", 0, 255, &a->gid_index, &a->nfields);
 	int_field(ctx, o, path, "path_mtu", 256, 4096, &a->path_mtu, &a->nfields);
-	if (qplab__sc_bool(ctx, o, path, "daemon_alive", &b)) {
-		a->daemon_alive = b;
-		a->nfields++;
-	}
+	int_field(ctx, o, path, "peer_path_mtu", 0, 4096, &a->peer_path_mtu, &a->nfields);
+	text_match(ctx, o, path, "warning", &a->warning, &a->nfields);
+	bool_field(ctx, o, path, "datapath_restored", &a->datapath_restored, &a->nfields);
+	bool_field(ctx, o, path, "datapath_peer_checksum", &a->datapath_peer_checksum,
+		   &a->nfields);
+	bool_field(ctx, o, path, "daemon_alive", &a->daemon_alive, &a->nfields);
 	int_field(ctx, o, path, "leftover_qps", 0, 100000, &a->leftover_qps, &a->nfields);
 	int_field(ctx, o, path, "leftover_objects", 0, 100000, &a->leftover_objects, &a->nfields);
 	enum_key(ctx, o, path, "frame_outcome", frame_outcomes, a->frame_outcome,

@@ -26,7 +26,7 @@ static const struct {
 	[QPLAB_STEP_START_AGENT] = {"start_agent", {"host"}},
 	[QPLAB_STEP_RESTART_AGENT] = {"restart_agent", {"host", "down_ms"}},
 	[QPLAB_STEP_RAW_FRAME] = {"raw_frame", {"to", "hex", "kind", "from"}},
-	[QPLAB_STEP_DATAPATH] = {"datapath", {"from", "to", "bytes"}},
+	[QPLAB_STEP_DATAPATH] = {"datapath", {"from", "to", "bytes", "read_only"}},
 	[QPLAB_STEP_WAIT] = {"wait", {"host", "until"}},
 	[QPLAB_STEP_SNAPSHOT] = {"snapshot", {NULL}},
 };
@@ -229,6 +229,7 @@ static void parse_extras(struct sc_ctx *ctx, json_object *o, const char *path, s
 static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_step *st)
 {
 	long n;
+	bool b;
 
 	switch (st->kind) {
 	case QPLAB_STEP_CONNECT:
@@ -243,6 +244,8 @@ static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, str
 		st->to = host_key(ctx, o, path, "to");
 		if (qplab__sc_int(ctx, o, path, "bytes", 1, 1L << 30, &n))
 			st->bytes = n;
+		if (qplab__sc_bool(ctx, o, path, "read_only", &b))
+			st->read_only = b;
 		break;
 	case QPLAB_STEP_RAW_FRAME:
 		parse_raw_frame_from(ctx, o, path, st);

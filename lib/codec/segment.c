@@ -1,4 +1,6 @@
-/* Metadata bodies: segment descriptors <-> JSON (research facts §2.2).
+/* Metadata bodies: segment descriptors <-> JSON, as Mooncake's
+ * TransferMetadata::encodeSegmentDesc and decodeSegmentDesc
+ * (transfer_metadata.cpp) write and read them.
  *
  * Mooncake drops the whole descriptor ("Corrupted segment descriptor") on
  * an empty device name or gid, a buffer with an empty name, addr 0 or
@@ -218,6 +220,38 @@ static int read_int(struct json_object *obj, const char *key, int64_t *out, char
 	return 0;
 }
 
+/* Ours: "qphs": {"checksum": bool, "crc32": u32, "crc_len": u64}; keys we
+ * do not know are ignored (a later qplab may add some). */
+static int read_qphs(struct json_object *obj, struct qphs_segment_desc *s, char *err,
+		     size_t errlen)
+{
+	struct json_object *q = qphs__jr_get(obj, "qphs"), *v;
+	uint64_t n;
+	int rc;
+
+	if (!q)
+		return 0;
+	if (json_object_get_type(q) != json_type_object)
+		return qphs__jr_fail(err, errlen, QPHS_ERR_BODY_WRONG_TYPE, "qphs: not an object");
+	if ((v = qphs__jr_get(q, "checksum"))) {
+		if (json_object_get_type(v) != json_type_boolean)
+			return qphs__jr_fail(err, errlen, QPHS_ERR_BODY_WRONG_TYPE,
+					     "qphs.checksum: not a bool");
+		s->qphs_checksum = json_object_get_boolean(v);
+	}
+	if ((v = qphs__jr_get(q, "crc32"))) {
+		if ((rc = qphs__jr_uint(v, "qphs.crc32", "a CRC-32", UINT32_MAX, &n, err, errlen)))
+			return rc;
+		s->crc32 = (uint32_t)n;
+		s->has_crc = true;
+	}
+	if ((v = qphs__jr_get(q, "crc_len")) &&
+	    (rc = qphs__jr_uint(v, "qphs.crc_len", "a length", UINT64_MAX, &s->crc_len, err,
+				errlen)))
+		return rc;
+	return 0;
+}
+
 static int read_segment(struct json_object *obj, struct qphs_segment_desc *s, char *err,
 			size_t errlen)
 {
@@ -239,7 +273,7 @@ static int read_segment(struct json_object *obj, struct qphs_segment_desc *s, ch
 		return qphs__jr_fail(err, errlen, QPHS_ERR_BODY_WRONG_TYPE,
 				     "priority_matrix: not an object");
 	s->priority_matrix = json_object_get(pm);
-	return 0;
+	return read_qphs(obj, s, err, errlen);
 }
 
 int qphs_segment_desc_parse(const char *json, size_t json_len,
@@ -324,6 +358,19 @@ static struct json_object *buffer_json(const struct qphs_seg_buffer *b)
 	return o;
 }
 
+static struct json_object *qphs_json(const struct qphs_segment_desc *s)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (o && (add(o, "checksum", json_object_new_boolean(s->qphs_checksum)) ||
+		  (s->has_crc && (add(o, "crc32", json_object_new_int64(s->crc32)) ||
+				  add(o, "crc_len", json_object_new_uint64(s->crc_len)))))) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 static int build_lists(const struct qphs_segment_desc *s, struct json_object *o)
 {
 	struct json_object *devs = json_object_new_array(), *bufs = json_object_new_array();
@@ -355,6 +402,8 @@ int qphs_segment_desc_encode(const struct qphs_segment_desc *s, char **out,
 		bad |= add(o, "rdma_server_name", json_object_new_string(s->rdma_server_name));
 	if (s->priority_matrix)
 		bad |= add(o, "priority_matrix", json_object_get(s->priority_matrix));
+	if (s->qphs_checksum || s->has_crc)
+		bad |= add(o, "qphs", qphs_json(s));
 	rc = bad ? QPHS_ERR_MEMORY : qphs__jsonw_write(o, out, out_len);
 	json_object_put(o);
 	return rc;

@@ -162,19 +162,17 @@ static int open_resources(struct qphs_context *ctx)
 	ctx->cq = qphs__verbs_create_cq(ctx->ib, ctx->cfg->max_cqe_per_ctx);
 	if (!ctx->cq)
 		goto fail;
-	ctx->region = aligned_alloc(4096, QPHS_CHECK_REGION_BYTES);
-	if (!ctx->region)
-		goto fail;
-	memset(ctx->region, 0, QPHS_CHECK_REGION_BYTES);
-	ctx->region_mr = qphs__verbs_reg_mr(ctx->pd, ctx->region, QPHS_CHECK_REGION_BYTES,
-					    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-						    IBV_ACCESS_REMOTE_READ);
-	if (!ctx->region_mr)
-		goto fail;
+	if (ctx->region) {
+		ctx->region_mr = qphs__verbs_reg_mr(ctx->pd, ctx->region, ctx->region_len,
+						    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+							    IBV_ACCESS_REMOTE_READ);
+		if (!ctx->region_mr)
+			goto fail;
+	}
 	return 0;
 fail:
 	qphs__context_set_err(ctx, "%s: cannot allocate %s: %s", ctx->device,
-			      !ctx->pd ? "PD" : !ctx->cq ? "CQ" : !ctx->region ? "region" : "MR",
+			      !ctx->pd ? "PD" : !ctx->cq ? "CQ" : "MR",
 			      strerror(errno ? errno : ENOMEM));
 	return QPHS_ERR_CONTEXT;
 }
@@ -198,6 +196,8 @@ int qphs__context_open(const struct qphs__ctx_owner *owner, const char *device,
 	if (!ctx)
 		return QPHS_ERR_MEMORY;
 	ctx->rdma = owner->rdma;
+	ctx->region = owner->region;
+	ctx->region_len = owner->region_len;
 	ctx->cfg = cfg;
 	ctx->on_event = owner->on_event;
 	ctx->port = (uint8_t)cfg->ib_port;
@@ -244,7 +244,6 @@ void qphs__context_close(struct qphs_context *ctx)
 	qphs__qp_pool_stop(ctx);
 	if (ctx->region_mr && qphs__verbs_dereg_mr(ctx->region_mr))
 		QPHS_WARN("%s: ibv_dereg_mr failed", ctx->device);
-	free(ctx->region);
 	if (ctx->cq && qphs__verbs_destroy_cq(ctx->cq))
 		QPHS_WARN("%s: ibv_destroy_cq failed", ctx->device);
 	if (ctx->pd && qphs__verbs_dealloc_pd(ctx->pd))

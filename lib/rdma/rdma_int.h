@@ -49,8 +49,11 @@ struct qphs_context {
 	char gid_reason[256];
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
-	/* The check region peers write into (qphs_endpoint_check_data). */
+	/* The owner's check region (qphs_endpoint_check_data), borrowed: one
+	 * buffer registered on every device, so a peer may reach it through
+	 * any of them (one rkey per device in the segment descriptor). */
 	uint8_t *region;
+	size_t region_len;
 	struct ibv_mr *region_mr;
 	pthread_mutex_t check_lock;        /* one data check at a time: one CQ */
 	/* Endpoints, retired ones included until their last reference goes
@@ -93,6 +96,8 @@ struct qphs__ctx_owner {
 	struct qphs_rdma *rdma;
 	const struct qphs_config *cfg;
 	const char *server;
+	uint8_t *region;               /* registered, never freed, by the context */
+	size_t region_len;
 	void (*on_event)(struct qphs_context *ctx, const struct qphs__async_event *e);
 };
 int qphs__context_open(const struct qphs__ctx_owner *owner, const char *device,

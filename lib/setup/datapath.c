@@ -1,9 +1,17 @@
 /*
  * Data-path check: proves the QPs carry data, not just that they reached
- * RTS (mixed MTUs and wrong GIDs pass RTR and fail here).  RDMA WRITE a
- * per-run random pattern into the peer's check region, RDMA READ it back
- * into a zeroed buffer, compare, and ask the peer for its own CRC of the
- * region.  Every wait has a deadline: some rxe faults never complete.
+ * RTS (mixed MTUs and wrong GIDs pass RTR and fail here), against any
+ * peer that publishes a segment descriptor: qplab, or Mooncake.
+ *
+ * The peer's buffer and key are found as a Mooncake initiator finds them
+ * (codec/segpick.c): the first remotely accessible buffer that holds the
+ * range, the rkey of the device we are connected to.  The peer's memory
+ * is its own, so it is left as it was: RDMA READ its bytes, RDMA WRITE a
+ * per-run random pattern, READ it back and compare, WRITE the original
+ * bytes back and READ them to prove it.  A qplab peer also checksums its
+ * copy of the pattern (the "qphs" extension of its descriptor); a read-only
+ * check only READs.  Every wait has a deadline: some rxe faults never
+ * complete.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,19 +19,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "handshake.h"
-#include "base/log.h"
 #include "base/clock.h"
+#include "base/log.h"
+#include "codec/segpick.h"
+#include "handshake.h"
 #include "qphs/error.h"
 #include "setup_int.h"
+
+enum { BUF_ORIG, BUF_SRC, BUF_DST, NBUF };
 
 struct check {
 	struct qphs_endpoint *ep;
 	struct qphs_data_result *res;
-	size_t bytes;
-	int timeout_ms;
-	uint8_t *src, *dst;
-	struct ibv_mr *src_mr, *dst_mr;
+	const struct qphs_data_opts *o;
+	uint8_t *buf[NBUF];
+	struct ibv_mr *mr[NBUF];
 	uint64_t raddr;
 	uint32_t rkey;
 	uint64_t posted;  /* wr_id of the last WR posted */
@@ -43,9 +53,10 @@ static void fill_pattern(uint8_t *p, size_t n)
 }
 
 /* Polls for wr_id with a deadline; names the status or "no completion". */
-static int wait_wc(struct check *c, uint64_t wr_id, char *status, size_t len, double *ms)
+static int wait_wc(struct check *c, uint64_t wr_id, int timeout_ms, char *status, size_t len,
+		   double *ms)
 {
-	double t0 = qphs__mono_ms(), end = t0 + c->timeout_ms;
+	double t0 = qphs__mono_ms(), end = t0 + timeout_ms;
 	struct ibv_wc wc;
 
 	for (;;) {
@@ -58,7 +69,7 @@ static int wait_wc(struct check *c, uint64_t wr_id, char *status, size_t len, do
 		}
 		if (n < 0 || qphs__mono_ms() > end) {
 			*ms = qphs__mono_ms() - t0;
-			snprintf(status, len, "no completion within %d ms", c->timeout_ms);
+			snprintf(status, len, "no completion within %d ms", timeout_ms);
 			return QPHS_ERR_COMPLETION_TIMEOUT;
 		}
 		if (n == 0) {
@@ -68,51 +79,156 @@ static int wait_wc(struct check *c, uint64_t wr_id, char *status, size_t len, do
 	}
 }
 
-static int post(struct check *c, enum ibv_wr_opcode op, uint64_t wr_id)
+/* One WRITE from buf[which] or READ into it, waited for.  status and ms
+ * (may be NULL) get the completion's. */
+static int op(struct check *c, enum ibv_wr_opcode opcode, int which, char *status,
+	      size_t slen, double *ms)
 {
-	struct ibv_mr *mr = op == IBV_WR_RDMA_WRITE ? c->src_mr : c->dst_mr;
+	struct ibv_mr *mr = c->mr[which];
 	struct ibv_sge sge = {.addr = (uint64_t)(uintptr_t)mr->addr,
-			      .length = (uint32_t)c->bytes, .lkey = mr->lkey};
+			      .length = (uint32_t)c->o->bytes, .lkey = mr->lkey};
 	struct ibv_send_wr wr = {
-		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.wr_id = ++c->posted, .sg_list = &sge, .num_sge = 1, .opcode = opcode,
 		.send_flags = IBV_SEND_SIGNALED,
 		.wr.rdma = {.remote_addr = c->raddr, .rkey = c->rkey},
 	};
-
-	c->posted = wr_id;
-	return qphs__verbs_post_send(c->ep->qp[0].qp, &wr);
-}
-
-/* The peer's check region: address and rkey from its segment descriptor. */
-static int find_region(struct check *c, const char *server, const char *dev, uint32_t *crc)
-{
-	struct qphs_segment_desc s;
-	char ask[128], prefix[96], txt[256];
+	const char *name = opcode == IBV_WR_RDMA_WRITE ? "WRITE" : "READ";
+	char st[48];
+	double t;
 	int rc;
 
-	snprintf(ask, sizeof(ask), "qphs-checksum %s %zu", dev, c->bytes);
-	if ((rc = qphs__seg_fetch(c->ep->ctx, server, crc ? ask : NULL, &s, txt, sizeof(txt)))) {
+	if ((rc = qphs__verbs_post_send(c->ep->qp[0].qp, &wr))) {
+		snprintf(c->res->text, sizeof(c->res->text), "ibv_post_send(%s): %s", name,
+			 strerror(rc));
+		return QPHS_ERR_COMPLETION;
+	}
+	if ((rc = wait_wc(c, c->posted, c->o->timeout_ms, status ? status : st,
+			  status ? slen : sizeof(st), ms ? ms : &t)))
+		snprintf(c->res->text, sizeof(c->res->text), "RDMA %s: %s", name,
+			 status ? status : st);
+	return rc;
+}
+
+/* The peer's buffer and key from its segment descriptor; notes whether a
+ * Mooncake initiator could reach it the same way. */
+static int find_target(struct check *c, const char *server, const char *dev)
+{
+	struct qphs_segment_desc s;
+	struct qphs__seg_target t;
+	char txt[256];
+	int rc = qphs__seg_fetch(c->ep->ctx, server, NULL, &s, txt, sizeof(txt));
+
+	if (rc) {
 		snprintf(c->res->text, sizeof(c->res->text), "metadata request failed: %.200s", txt);
 		return rc;
 	}
-	snprintf(prefix, sizeof(prefix), "qphs_check@%s", dev);
-	rc = QPHS_ERR_METADATA;
-	for (size_t i = 0; i < s.buffer_count; i++) {
-		const struct qphs_seg_buffer *b = &s.buffers[i];
-
-		if (strncmp(b->name, prefix, strlen(prefix)) || i >= b->rkey_count)
-			continue;
-		c->raddr = b->addr;
-		c->rkey = b->rkey[i];
-		rc = b->length >= c->bytes ? 0 : QPHS_ERR_INVALID_ARGUMENT;
-		if (crc && sscanf(b->name + strlen(prefix), " crc32=%x", crc) != 1)
-			rc = QPHS_ERR_METADATA;
+	rc = qphs__seg_pick(&s, dev, c->o->bytes, &t, txt, sizeof(txt));
+	if (rc) {
+		snprintf(c->res->text, sizeof(c->res->text), "%s", txt);
+	} else {
+		c->raddr = t.addr;
+		c->rkey = t.rkey;
+		c->res->peer_checksum = s.qphs_checksum;
+		snprintf(c->res->peer_buffer, sizeof(c->res->peer_buffer), "%s",
+			 s.buffers[t.buffer].name);
+		if (!t.mooncake_ok) {
+			pthread_mutex_lock(&c->ep->lock);
+			snprintf(c->ep->warning, sizeof(c->ep->warning), "[Handshake] %s's segment "
+				 "descriptor: %s", server, t.mooncake_why);
+			QPHS_WARN("%s", c->ep->warning);
+			pthread_mutex_unlock(&c->ep->lock);
+		}
 	}
 	qphs_segment_desc_clear(&s);
-	if (rc)
-		snprintf(c->res->text, sizeof(c->res->text), "peer has no usable check region for %s",
-			 dev);
 	return rc;
+}
+
+/* A qplab peer's CRC of its copy: the "qphs-checksum LEN" extension. */
+static int peer_crc(struct check *c, const char *server, uint32_t *crc)
+{
+	struct qphs_segment_desc s;
+	char ask[64], txt[256];
+	int rc;
+
+	snprintf(ask, sizeof(ask), "qphs-checksum %zu", c->o->bytes);
+	if ((rc = qphs__seg_fetch(c->ep->ctx, server, ask, &s, txt, sizeof(txt)))) {
+		snprintf(c->res->text, sizeof(c->res->text), "checksum request failed: %.200s",
+			 txt);
+		return rc;
+	}
+	rc = s.has_crc && s.crc_len == c->o->bytes ? 0 : QPHS_ERR_METADATA;
+	*crc = s.crc32;
+	if (rc)
+		snprintf(c->res->text, sizeof(c->res->text), "the peer advertised the checksum "
+			 "extension but answered no CRC of %zu bytes", c->o->bytes);
+	qphs_segment_desc_clear(&s);
+	return rc;
+}
+
+/* Pattern out, read back, compared (and checksummed by a qplab peer). */
+static int write_and_verify(struct check *c, const char *server)
+{
+	struct qphs_data_result *res = c->res;
+	int rc;
+
+	fill_pattern(c->buf[BUF_SRC], c->o->bytes);
+	memset(c->buf[BUF_DST], 0, c->o->bytes);
+	if ((rc = op(c, IBV_WR_RDMA_WRITE, BUF_SRC, res->write_status, sizeof(res->write_status),
+		     &res->write_ms)) ||
+	    (rc = op(c, IBV_WR_RDMA_READ, BUF_DST, res->read_status, sizeof(res->read_status),
+		     &res->read_ms)))
+		return rc;
+	res->local_crc = qphs__crc32(c->buf[BUF_SRC], c->o->bytes);
+	if (memcmp(c->buf[BUF_SRC], c->buf[BUF_DST], c->o->bytes)) {
+		snprintf(res->text, sizeof(res->text), "READ returned other bytes than written");
+		return QPHS_ERR_DATA_MISMATCH;
+	}
+	if (!res->peer_checksum)
+		return 0;
+	if ((rc = peer_crc(c, server, &res->peer_crc)))
+		return rc;
+	if (res->peer_crc != res->local_crc) {
+		snprintf(res->text, sizeof(res->text), "peer CRC %08x differs from ours %08x",
+			 res->peer_crc, res->local_crc);
+		return QPHS_ERR_DATA_MISMATCH;
+	}
+	return 0;
+}
+
+/* The peer's own bytes back where they were, and read to prove it. */
+static int restore(struct check *c)
+{
+	char st[48];
+	double ms;
+	int rc;
+
+	if ((rc = op(c, IBV_WR_RDMA_WRITE, BUF_ORIG, st, sizeof(st), &ms)) ||
+	    (rc = op(c, IBV_WR_RDMA_READ, BUF_DST, st, sizeof(st), &ms)))
+		return rc;
+	c->res->restored = !memcmp(c->buf[BUF_ORIG], c->buf[BUF_DST], c->o->bytes);
+	if (!c->res->restored) {
+		snprintf(c->res->text, sizeof(c->res->text), "the peer's original bytes did not "
+			 "read back after they were written back");
+		return QPHS_ERR_DATA_MISMATCH;
+	}
+	return 0;
+}
+
+static int transfer(struct check *c, const char *server)
+{
+	struct qphs_data_result *res = c->res;
+	int rc = op(c, IBV_WR_RDMA_READ, BUF_ORIG, res->read_status, sizeof(res->read_status),
+		    &res->read_ms);
+	int rc2;
+
+	if (rc || c->o->read_only)
+		return rc;
+	rc = write_and_verify(c, server);
+	/* Restore whatever the outcome, as long as the QP still carries data. */
+	if (rc == QPHS_ERR_COMPLETION_TIMEOUT || rc == QPHS_ERR_COMPLETION)
+		return rc;
+	rc2 = restore(c);
+	return rc ? rc : rc2;
 }
 
 /* A WR that never completed still points at our buffers: move the QP to
@@ -123,109 +239,64 @@ static void flush_outstanding(struct check *c)
 	double ms;
 
 	qphs__qp_to_err(c->ep->ctx, &c->ep->qp[0]);
-	c->timeout_ms = 1000;
-	wait_wc(c, c->posted, status, sizeof(status), &ms);
+	wait_wc(c, c->posted, 1000, status, sizeof(status), &ms);
 	qphs__ep_set_err(c->ep, QPHS_ERR_COMPLETION_TIMEOUT,
 			 "data-path check: no completion; QP %u moved to ERR",
 			 c->ep->qp[0].qp->qp_num);
 }
 
-static int transfer(struct check *c)
+static int buffers(struct check *c)
 {
-	struct qphs_data_result *res = c->res;
-	int rc;
+	size_t len = (c->o->bytes + 4095) & ~(size_t)4095;
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
 
-	if ((rc = post(c, IBV_WR_RDMA_WRITE, 1))) {
-		snprintf(res->text, sizeof(res->text), "ibv_post_send(WRITE): %s", strerror(rc));
-		return QPHS_ERR_COMPLETION;
-	}
-	if ((rc = wait_wc(c, 1, res->write_status, sizeof(res->write_status), &res->write_ms))) {
-		snprintf(res->text, sizeof(res->text), "RDMA WRITE: %s", res->write_status);
-		return rc;
-	}
-	if ((rc = post(c, IBV_WR_RDMA_READ, 2))) {
-		snprintf(res->text, sizeof(res->text), "ibv_post_send(READ): %s", strerror(rc));
-		return QPHS_ERR_COMPLETION;
-	}
-	if ((rc = wait_wc(c, 2, res->read_status, sizeof(res->read_status), &res->read_ms))) {
-		snprintf(res->text, sizeof(res->text), "RDMA READ: %s", res->read_status);
-		return rc;
-	}
-	return 0;
-}
-
-static int verify(struct check *c, const char *server, const char *dev)
-{
-	struct qphs_data_result *res = c->res;
-	int rc;
-
-	res->local_crc = qphs__crc32(c->src, c->bytes);
-	if (memcmp(c->src, c->dst, c->bytes)) {
-		snprintf(res->text, sizeof(res->text), "READ returned other bytes than written");
-		return QPHS_ERR_DATA_MISMATCH;
-	}
-	if ((rc = find_region(c, server, dev, &res->peer_crc)))
-		return rc;
-	if (res->peer_crc != res->local_crc) {
-		snprintf(res->text, sizeof(res->text), "peer CRC %08x differs from ours %08x",
-			 res->peer_crc, res->local_crc);
-		return QPHS_ERR_DATA_MISMATCH;
+	for (int i = 0; i < NBUF; i++) {
+		if (!(c->buf[i] = aligned_alloc(4096, len)))
+			return QPHS_ERR_MEMORY;
+		memset(c->buf[i], 0, len);
+		if (!(c->mr[i] = qphs__verbs_reg_mr(c->ep->ctx->pd, c->buf[i], c->o->bytes, access))) {
+			snprintf(c->res->text, sizeof(c->res->text), "ibv_reg_mr failed");
+			return QPHS_ERR_MEMORY;
+		}
 	}
 	return 0;
 }
 
 static int run(struct check *c)
 {
-	struct qphs_context *ctx = c->ep->ctx;
 	char *server = NULL, *dev = NULL;
-	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
 	int rc = qphs_nic_path_split(c->ep->peer_path, &server, &dev);
 
 	if (rc)
 		return rc;
-	c->src = aligned_alloc(4096, (c->bytes + 4095) & ~(size_t)4095);
-	c->dst = aligned_alloc(4096, (c->bytes + 4095) & ~(size_t)4095);
-	if (!c->src || !c->dst) {
-		rc = QPHS_ERR_MEMORY;
-		goto out;
-	}
-	fill_pattern(c->src, c->bytes);
-	memset(c->dst, 0, c->bytes);
-	c->src_mr = qphs__verbs_reg_mr(ctx->pd, c->src, c->bytes, access);
-	c->dst_mr = qphs__verbs_reg_mr(ctx->pd, c->dst, c->bytes, access);
-	if (!c->src_mr || !c->dst_mr) {
-		snprintf(c->res->text, sizeof(c->res->text), "ibv_reg_mr failed");
-		rc = QPHS_ERR_MEMORY;
-		goto out;
-	}
-	if (!(rc = find_region(c, server, dev, NULL)) && !(rc = transfer(c)))
-		rc = verify(c, server, dev);
+	if (!(rc = buffers(c)) && !(rc = find_target(c, server, dev)))
+		rc = transfer(c, server);
 	if (rc == QPHS_ERR_COMPLETION_TIMEOUT)
 		flush_outstanding(c);
-out:
-	if (c->dst_mr)
-		qphs__verbs_dereg_mr(c->dst_mr);
-	if (c->src_mr)
-		qphs__verbs_dereg_mr(c->src_mr);
-	free(c->src);
-	free(c->dst);
+	for (int i = NBUF - 1; i >= 0; i--) {
+		if (c->mr[i])
+			qphs__verbs_dereg_mr(c->mr[i]);
+		free(c->buf[i]);
+	}
 	free(server);
 	free(dev);
 	return rc;
 }
 
-int qphs_endpoint_check_data(struct qphs_endpoint *ep, size_t bytes, int timeout_ms,
-			     struct qphs_data_result *res)
+int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep, const struct qphs_data_opts *o,
+				  struct qphs_data_result *res)
 {
-	struct check c = {.ep = ep, .res = res, .bytes = bytes, .timeout_ms = timeout_ms};
+	struct check c = {.ep = ep, .res = res, .o = o};
 	double t0 = qphs__mono_ms();
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	res->read_only = o->read_only;
 	snprintf(res->write_status, sizeof(res->write_status), "not posted");
 	snprintf(res->read_status, sizeof(res->read_status), "not posted");
-	if (bytes == 0 || bytes > QPHS_CHECK_REGION_BYTES) {
-		snprintf(res->text, sizeof(res->text), "bytes must be 1..%u", QPHS_CHECK_REGION_BYTES);
+	if (o->bytes == 0 || o->bytes > QPHS_CHECK_REGION_BYTES || o->timeout_ms <= 0) {
+		snprintf(res->text, sizeof(res->text), "bytes must be 1..%u, timeout_ms above 0",
+			 QPHS_CHECK_REGION_BYTES);
 		return QPHS_ERR_INVALID_ARGUMENT;
 	}
 	if (atomic_load(&ep->status) != QPHS_EP_CONNECTED) {
@@ -238,8 +309,20 @@ int qphs_endpoint_check_data(struct qphs_endpoint *ep, size_t bytes, int timeout
 	pthread_mutex_unlock(&ep->ctx->check_lock);
 	res->total_ms = qphs__mono_ms() - t0;
 	res->ok = rc == 0;
-	if (rc == 0)
-		snprintf(res->text, sizeof(res->text), "%zu bytes written, read back and checksummed "
-			 "by the peer", bytes);
+	if (rc == 0 && o->read_only)
+		snprintf(res->text, sizeof(res->text), "%zu bytes read from \"%s\"", o->bytes,
+			 res->peer_buffer);
+	else if (rc == 0)
+		snprintf(res->text, sizeof(res->text), "%zu bytes written to \"%s\", read back%s, "
+			 "and the peer's own bytes restored", o->bytes, res->peer_buffer,
+			 res->peer_checksum ? ", checksummed by the peer" : "");
 	return rc;
+}
+
+int qphs_endpoint_check_data(struct qphs_endpoint *ep, size_t bytes, int timeout_ms,
+			     struct qphs_data_result *res)
+{
+	const struct qphs_data_opts o = {.bytes = bytes, .timeout_ms = timeout_ms};
+
+	return qphs_endpoint_check_data_opts(ep, &o, res);
 }

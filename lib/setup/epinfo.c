@@ -47,6 +47,8 @@ int qphs_endpoint_info(struct qphs_endpoint *ep, struct qphs_endpoint_info *out)
 	out->qp_take_ms = ep->create_ms;
 	out->ack_tcp_connect_ms = ep->ack_connect_ms;
 	out->worker_wait_ms = ep->queue_ms;
+	out->peer_path_mtu = ep->peer_path_mtu;
+	snprintf(out->warning, sizeof(out->warning), "%s", ep->warning);
 	memcpy(out->transition_ms, ep->tr_ms, sizeof(ep->tr_ms));
 	pthread_mutex_unlock(&ep->lock);
 	return 0;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "qphs/body.h"
 #include "handshake.h"
 #include "base/log.h"
@@ -107,47 +109,89 @@ int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
 	return prc ? prc : rc;
 }
 
-/* Our segment descriptor: every device and its check region.  When
- * checksum_dev names one of them, that region's buffer name carries the
- * CRC-32 of its first checksum_len bytes (the data-path check). */
-int qphs__seg_local(struct qphs_rdma *r, const char *checksum_dev, size_t checksum_len,
-		    struct qphs_segment_desc *s)
+/* The buffer name of our check region in our segment descriptor: a
+ * location, as Mooncake names every buffer it registers (the C API's
+ * registerLocalMemory(location), "cpu:<NUMA node>" for host memory:
+ * memory_location.cpp). */
+#define REGION_LOCATION "cpu:0"
+
+/* priority_matrix: one location, every device preferred in devices[]
+ * order, so Mooncake's Topology::resolve numbers them as devices[] does. */
+static struct json_object *topology(struct qphs_rdma *r)
+{
+	struct json_object *pm = json_object_new_object(), *entry = json_object_new_array(),
+			   *pref = json_object_new_array(), *rest = json_object_new_array();
+	int bad = !pm || !entry || !pref || !rest;
+
+	for (int i = 0; !bad && i < r->nctx; i++)
+		bad = json_object_array_add(pref, json_object_new_string(r->ctx[i]->device));
+	if (!bad && !json_object_array_add(entry, pref)) {
+		pref = NULL;
+		if (!json_object_array_add(entry, rest)) {
+			rest = NULL;
+			bad = json_object_object_add(pm, REGION_LOCATION, entry);
+			entry = bad ? entry : NULL;
+		}
+	} else {
+		bad = 1;
+	}
+	json_object_put(pref);
+	json_object_put(rest);
+	json_object_put(entry);
+	if (bad) {
+		json_object_put(pm);
+		return NULL;
+	}
+	return pm;
+}
+
+/* Our segment descriptor, as Mooncake's RdmaTransport writes its own
+ * (allocateLocalSegmentID, registerLocalMemoryInternal: rdma_transport.cpp):
+ * one device per context, the check region as one buffer with an rkey and
+ * lkey per device, and a priority_matrix, without which a Mooncake
+ * initiator selects no device and every transfer to us fails.  With
+ * crc_len > 0 (a qphs-checksum request) it carries the CRC-32 of the
+ * region's first crc_len bytes. */
+int qphs__seg_local(struct qphs_rdma *r, size_t crc_len, struct qphs_segment_desc *s)
 {
 	int rc = qphs_segment_desc_init(s);
+	struct qphs_seg_buffer *b;
 
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&r->lock);
 	size_t n = (size_t)r->nctx;
 	s->devices = calloc(n ? n : 1, sizeof(*s->devices));
-	s->buffers = calloc(n ? n : 1, sizeof(*s->buffers));
-	rc = (!s->devices || !s->buffers) ? QPHS_ERR_MEMORY : 0;
-	for (size_t i = 0; !rc && i < n; i++) {
-		struct qphs_context *c = r->ctx[i];
-		struct qphs_seg_buffer *b = &s->buffers[i];
-		char name[160];
-
-		s->device_count = s->buffer_count = i + 1;
-		s->devices[i].lid = c->lid;
-		if (checksum_dev && !strcmp(checksum_dev, c->device) &&
-		    checksum_len <= QPHS_CHECK_REGION_BYTES)
-			snprintf(name, sizeof(name), "qphs_check@%s crc32=%08x len=%zu", c->device,
-				 qphs__crc32(c->region, checksum_len), checksum_len);
-		else
-			snprintf(name, sizeof(name), "qphs_check@%s", c->device);
-		b->addr = (uint64_t)(uintptr_t)c->region;
+	s->buffers = b = calloc(1, sizeof(*s->buffers));
+	rc = (!s->devices || !b) ? QPHS_ERR_MEMORY : 0;
+	if (!rc && n) {
+		s->buffer_count = 1;
+		b->addr = (uint64_t)(uintptr_t)r->region;
 		b->length = QPHS_CHECK_REGION_BYTES;
 		b->rkey = calloc(n, sizeof(uint32_t));
 		b->lkey = calloc(n, sizeof(uint32_t));
-		if (!b->rkey || !b->lkey || qphs_desc_set_str(&s->devices[i].name, c->device) ||
-		    qphs_desc_set_str(&s->devices[i].gid, c->gid_str) ||
-		    qphs_desc_set_str(&b->name, name)) {
-			rc = QPHS_ERR_MEMORY;
-			break;
-		}
-		b->rkey_count = b->lkey_count = n;
+		rc = (!b->rkey || !b->lkey || qphs_desc_set_str(&b->name, REGION_LOCATION) ||
+		      !(s->priority_matrix = topology(r))) ? QPHS_ERR_MEMORY : 0;
+		b->rkey_count = b->lkey_count = rc ? 0 : n;
+	}
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct qphs_context *c = r->ctx[i];
+
+		s->device_count = i + 1;
+		s->devices[i].lid = c->lid;
 		b->rkey[i] = c->region_mr->rkey;
 		b->lkey[i] = c->region_mr->lkey;
+		if (qphs_desc_set_str(&s->devices[i].name, c->device) ||
+		    qphs_desc_set_str(&s->devices[i].gid, c->gid_str))
+			rc = QPHS_ERR_MEMORY;
+	}
+	if (!rc && r->cfg.checksum_extension) {
+		s->qphs_checksum = true;
+		if (crc_len > 0 && crc_len <= QPHS_CHECK_REGION_BYTES) {
+			s->has_crc = true;
+			s->crc_len = crc_len;
+			s->crc32 = qphs__crc32(r->region, crc_len);
+		}
 	}
 	pthread_mutex_unlock(&r->lock);
 	if (!rc && ((rc = qphs_desc_set_str(&s->name, r->server)) ||

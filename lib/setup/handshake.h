@@ -18,8 +18,13 @@ int qphs__hs_send(struct qphs_context *ctx, const char *server,
 int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
 			const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
 			size_t errlen, double *connect_ms);
-int qphs__seg_local(struct qphs_rdma *r, const char *checksum_dev, size_t checksum_len,
-		    struct qphs_segment_desc *s);
+/* Our segment descriptor (*s initialised here; the caller clears it);
+ * crc_len > 0 adds the check region's CRC-32 over that many bytes when
+ * the checksum extension is on. */
+int qphs__seg_local(struct qphs_rdma *r, size_t crc_len, struct qphs_segment_desc *s);
+/* A Metadata request to server: ask (NULL = our server name) goes in the
+ * request's name ("qphs-checksum LEN" asks a qplab peer for its CRC);
+ * the reply is parsed into *out (caller clears). */
 int qphs__seg_fetch(struct qphs_context *ctx, const char *server, const char *ask,
 		    struct qphs_segment_desc *out, char *errtxt, size_t errlen);
 int qphs__peer_gid_by_metadata(struct qphs_context *ctx, const char *nic_path,

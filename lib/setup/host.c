@@ -243,6 +243,16 @@ int qphs_rdma_new(const struct qphs_config *cfg, const char *server, struct qphs
 	snprintf(r->server, sizeof(r->server), "%s", server);
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_mutex_init(&r->qlock, NULL);
+	/* The check region peers' data-path checks write into: one buffer,
+	 * registered on each device as it opens. */
+	r->region = aligned_alloc(4096, QPHS_CHECK_REGION_BYTES);
+	if (!r->region) {
+		snprintf(err, errlen, "cannot allocate the %u-byte check region",
+			 QPHS_CHECK_REGION_BYTES);
+		qphs_rdma_free(r);
+		return QPHS_ERR_MEMORY;
+	}
+	memset(r->region, 0, QPHS_CHECK_REGION_BYTES);
 	if ((rc = start_workers(r))) {
 		snprintf(err, errlen, "cannot start worker threads");
 		qphs_rdma_free(r);
@@ -283,6 +293,7 @@ void qphs_rdma_free(struct qphs_rdma *r)
 		qphs__ep_destroy_all(r->ctx[i]);
 		qphs__context_close(r->ctx[i]);
 	}
+	free(r->region);
 	pthread_cond_destroy(&r->qcond);
 	pthread_cond_destroy(&r->ack_cond);
 	pthread_mutex_destroy(&r->qlock);
@@ -304,6 +315,8 @@ int qphs_rdma_open_device(struct qphs_rdma *r, const char *device, struct qphs_c
 		return QPHS_ERR_INVALID_ARGUMENT;
 	}
 	const struct qphs__ctx_owner owner = {.rdma = r, .cfg = &r->cfg, .server = r->server,
+					      .region = r->region,
+					      .region_len = QPHS_CHECK_REGION_BYTES,
 					      .on_event = qphs__ep_on_event};
 	rc = qphs__context_open(&owner, device, &ctx);
 	if (rc) {

@@ -1,9 +1,13 @@
 /*
- * Passive setup (SPEC §4; Mooncake's onSetupRdmaConnections and
- * setupConnectionsByPassive), run on a worker thread, answered with
- * qphs_request_reply.  Every check that can fail without touching a QP —
- * nic paths, QP count, the peer's GID — runs before the endpoint is even
- * looked up, so a rejected request leaves no QP in a half state.
+ * Passive setup (Mooncake's RdmaTransport::onSetupRdmaConnections and
+ * RdmaEndPoint::setupConnectionsByPassive), run on a worker thread,
+ * answered with qphs_request_reply.  By default every check that can fail
+ * without touching a QP — nic paths, QP count, the peer's GID — runs
+ * before the endpoint is even looked up, so a rejected request builds
+ * nothing.  Mooncake creates the endpoint and its QPs first
+ * (onSetupRdmaConnections calls context->endpoint() before any check) and
+ * leaves them in RESET when it rejects; cfg->passive_build_first does the
+ * same, for a peer that must behave as Mooncake does.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -148,6 +152,22 @@ static void setup(struct passive *p)
 	reject(p, "Handshake callback failed: %d [endpoint retired twice]", QPHS_ERR_ENDPOINT);
 }
 
+/* Mooncake's order (cfg->passive_build_first): the endpoint, and so its
+ * QPs, exists before the request is checked.  Returns 1 to go on. */
+static int build_first(struct passive *p)
+{
+	struct qphs_endpoint *ep;
+
+	if (!p->ctx->cfg->passive_build_first)
+		return 1;
+	if (qphs__ep_get(p->ctx, p->peer->local_nic_path, 1, &ep)) {
+		reject(p, "Handshake callback failed: %d [%s]", QPHS_ERR_ENDPOINT, p->ctx->errstr);
+		return 0;
+	}
+	qphs_endpoint_put(ep);
+	return 1;
+}
+
 static void ready_ack(struct passive *p)
 {
 	struct qphs_endpoint *ep = qphs_context_endpoint(p->ctx, p->peer->local_nic_path);
@@ -198,7 +218,7 @@ static void dispatch(struct passive *p)
 		       "%s on %s]", dev, dev, p->r->server);
 	else if (p->peer->has_ready_ack && p->peer->ready_ack)
 		ready_ack(p);
-	else if (!precheck(p))
+	else if (build_first(p) && !precheck(p))
 		setup(p);
 	free(server);
 	free(dev);
@@ -255,12 +275,15 @@ int qphs__passive_ack_now(struct qphs_rdma *r, struct qphs_request *req)
 	return !passive_connection(r, req, 0, 1);
 }
 
-/* Metadata: our segment descriptor; "qphs-checksum DEV LEN" in the request's
- * name asks for the CRC-32 of DEV's check region (data-path check). */
+/* Metadata: our segment descriptor.  With the checksum extension on,
+ * "qphs-checksum LEN" in the request's name asks for the CRC-32 of the
+ * check region's first LEN bytes (a qplab peer's data-path check); without
+ * it the request body is ignored, as Mooncake's receivePeerMetadata
+ * (transfer_metadata.cpp) ignores it. */
 void qphs__passive_metadata(struct qphs_rdma *r, struct qphs_request *req)
 {
 	struct qphs_segment_desc in, out;
-	char err[256], dev[64] = "";
+	char err[256];
 	size_t len = 0, cklen = 0;
 	const char *json = qphs_request_json(req, &len);
 	char *body = NULL;
@@ -269,10 +292,10 @@ void qphs__passive_metadata(struct qphs_rdma *r, struct qphs_request *req)
 		qphs_request_close(req);
 		return;
 	}
-	if (sscanf(in.name, "qphs-checksum %63s %zu", dev, &cklen) != 2)
-		dev[0] = '\0';
+	if (!r->cfg.checksum_extension || sscanf(in.name, "qphs-checksum %zu", &cklen) != 1)
+		cklen = 0;
 	qphs_segment_desc_clear(&in);
-	if (qphs__seg_local(r, dev[0] ? dev : NULL, cklen, &out)) {
+	if (qphs__seg_local(r, cklen, &out)) {
 		qphs_request_close(req);
 		return;
 	}

@@ -161,6 +161,21 @@ static int setup_one(struct qphs_endpoint *ep, int qi, struct qphs__rtr_params *
 	return 0;
 }
 
+/* We negotiate and the peer did not: Mooncake sends and reads no path MTU
+ * (HandShakeDesc has none; doSetupConnection takes min(active MTU,
+ * MC_MTU) on each side alone), so the two ends may run different path
+ * MTUs.  RTR and RTS still succeed; a message longer than the smaller one
+ * then fails at the responder (IBV_WC_REM_INV_REQ_ERR).  Say so once per
+ * setup, where the user will look. */
+static void unnegotiated_mtu(struct qphs_endpoint *ep, int mtu)
+{
+	snprintf(ep->warning, sizeof(ep->warning),
+		 "[Handshake] peer %s sent no qphs_path_mtu (a Mooncake peer does not negotiate): "
+		 "path MTU %d is ours alone; if the peer's own min(active MTU, MC_MTU) differs, "
+		 "RTS succeeds but transfers longer than the smaller MTU fail", ep->peer_path, mtu);
+	QPHS_WARN("%s", ep->warning);
+}
+
 int qphs__ep_setup_locked(struct qphs_endpoint *ep, const uint8_t peer_gid[16],
 			  uint16_t peer_lid, const uint32_t *peer_qpn, int peer_mtu)
 {
@@ -169,11 +184,15 @@ int qphs__ep_setup_locked(struct qphs_endpoint *ep, const uint8_t peer_gid[16],
 	int init_rd, mtu = choose_mtu(ctx, peer_mtu);
 
 	memcpy(p.dgid.raw, peer_gid, 16);
+	ep->warning[0] = '\0';
 	for (int i = 0; i < QPHS_TR_COUNT; i++)
 		ep->tr_ms[i] = -1;
 	p.path_mtu = qphs__verbs_mtu_enum(mtu);
 	choose_rd_atomic(ep, &p.rd_atomic, &init_rd);
 	ep->path_mtu = mtu;
+	ep->peer_path_mtu = peer_mtu > 0 ? peer_mtu : 0;
+	if (ctx->cfg->mtu_negotiation && peer_mtu <= 0)
+		unnegotiated_mtu(ep, mtu);
 	ep->rd_atomic = p.rd_atomic;
 	for (int i = 0; i < ep->nqp; i++) {
 		p.dest_qpn = peer_qpn[i];

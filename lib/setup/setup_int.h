@@ -33,6 +33,9 @@ struct qphs_rdma {
 	struct qphs_context *ctx[QPHS__MAX_CTX];
 	int nctx;
 	char errstr[QPHS__TEXT_LEN];
+	/* The check region (QPHS_CHECK_REGION_BYTES), registered on every
+	 * context; it is the "cpu:0" buffer of our segment descriptor. */
+	uint8_t *region;
 	/* The passive side's last rejection (reply_msg sent), under lock. */
 	uint64_t n_rejections;
 	char last_rejection[QPHS__TEXT_LEN];
@@ -64,6 +67,7 @@ struct qphs_endpoint {
 	struct qphs__qp *qp;
 	uint32_t *peer_qpn;                /* valid when status is 3 or 4 */
 	int path_mtu;                      /* bytes */
+	int peer_path_mtu;                 /* the peer's qphs_path_mtu, 0 = none sent */
 	int rd_atomic;
 	int rd_atom_taken;                 /* counted in ctx->rd_atom_used */
 	int peer_ready_ack;
@@ -81,6 +85,7 @@ struct qphs_endpoint {
 	double create_ms, ack_connect_ms, queue_ms;
 	int last_error;
 	char errstr[QPHS__TEXT_LEN];
+	char warning[QPHS__TEXT_LEN];      /* the last warning logged for it */
 	char reply_sent[512];
 	char reply_received[512];
 };

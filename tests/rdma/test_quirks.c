@@ -54,7 +54,7 @@ START_TEST(quirk_e810_reset_reset_then_init_fails)
 
 	lab_config(&cfg);
 	snprintf(cfg.quirk_profile, sizeof(cfg.quirk_profile), "e810");
-	cfg.strict_reset = true; /* the article's Mooncake: RESET always sent */
+	cfg.strict_reset = true; /* the default, as Mooncake: RESET always sent */
 	hosts(&a, &b, &cfg);
 	expect_reject(&a, &b, "Failed to modify QP to INIT, check local context port num: "
 		      "Invalid argument", "strict reset sent RESET to a QP already in RESET");

@@ -135,7 +135,21 @@ struct qphs_segment_desc {
 	size_t device_count;
 	struct qphs_seg_buffer *buffers;
 	size_t buffer_count;
-	struct json_object *priority_matrix; /* owned; NULL = absent */
+	/* Mooncake's topology, {location: [[preferred devices], [others]]}:
+	 * a Mooncake initiator picks the device for a buffer from the entry
+	 * named like the buffer (or any device it lists) and fails every
+	 * transfer when it is absent (Topology::selectDevice, topology.cpp).
+	 * Owned; NULL = absent. */
+	struct json_object *priority_matrix;
+	/* Ours, ignored by Mooncake's decodeSegmentDesc: the key "qphs", an
+	 * object.  "checksum": true says the peer answers qphs-checksum
+	 * Metadata requests (a qplab peer's data-path check extra); "crc32"
+	 * and "crc_len" are the answer: the CRC-32 of the first crc_len
+	 * bytes of its first buffer. */
+	bool qphs_checksum;
+	bool has_crc;
+	uint32_t crc32;
+	uint64_t crc_len;
 };
 QPHS_EXPORT int qphs_segment_desc_init(struct qphs_segment_desc *s);
 QPHS_EXPORT void qphs_segment_desc_clear(struct qphs_segment_desc *s);

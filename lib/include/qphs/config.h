@@ -53,7 +53,24 @@ struct qphs_config {
 	int qp_rnr_retry;           /* RTS rnr_retry, 7 */
 	bool mtu_negotiation;       /* send and honour qphs_path_mtu, true */
 	bool ready_ack;             /* speak the ready-ACK exchange, true */
-	bool strict_reset;          /* always issue ->RESET, false */
+	bool strict_reset;          /* always issue ->RESET, true: Mooncake's
+				     * doSetupConnection (rdma_endpoint.cpp)
+				     * sends it with no state query; false
+				     * skips it when the QP is already RESET
+				     * (the countermeasure to Mooncake issue
+				     * 1143 on Intel E810) */
+	bool passive_build_first;   /* passive side: create the endpoint and its
+				     * QPs before checking the request (nic
+				     * path, QP count, GID), as Mooncake's
+				     * onSetupRdmaConnections does
+				     * (rdma_transport.cpp); a rejected request
+				     * then leaves QPs in RESET.  false: check
+				     * first, build nothing on a rejection */
+	bool checksum_extension;    /* data-path check extra: advertise "qphs":
+				     * {"checksum": true} in our segment
+				     * descriptor and answer qphs-checksum
+				     * Metadata requests; Mooncake neither
+				     * sends nor reads it.  true */
 	enum qphs_reset_policy reset_policy; /* QPHS_RESET_RECONSTRUCT */
 	char quirk_profile[32];     /* "" = real driver; qphs_quirk_profiles() */
 	/* API only, RDMA (lib/context, lib/endpoint). */

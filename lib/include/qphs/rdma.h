@@ -212,6 +212,12 @@ struct qphs_endpoint_info {
 	 * connect of the ready ACK (active only); on the passive side, the
 	 * wait for a worker thread. */
 	double qp_take_ms, ack_tcp_connect_ms, worker_wait_ms;
+	/* MTU negotiation: the path MTU the peer sent (qphs_path_mtu), 0 when
+	 * it sent none — a Mooncake peer, which does not negotiate; with
+	 * mtu_negotiation on, path_mtu is then ours alone and warning says so. */
+	int peer_path_mtu;
+	char warning[640];                /* the last [Handshake] warning logged
+					   * for this endpoint, or "" */
 };
 /* Fills out (caller's).  Reads every QP's state with ibv_query_qp. */
 QPHS_EXPORT int qphs_endpoint_info(struct qphs_endpoint *ep,
@@ -219,23 +225,47 @@ QPHS_EXPORT int qphs_endpoint_info(struct qphs_endpoint *ep,
 /* Borrowed; valid while the reference is held and no other call runs on ep. */
 QPHS_EXPORT const char *qphs_endpoint_errstr(struct qphs_endpoint *ep);
 
-/* Data-path check: fetches the peer's check region (Metadata request),
- * RDMA WRITEs `bytes` of a per-run random pattern into it, RDMA READs them
- * back into a zeroed buffer and compares; the peer checksums its own copy
- * independently (a second Metadata request).  Every wait has timeout_ms.
- * res: caller's, filled in every case. */
+/* Data-path check against any peer that publishes a segment descriptor
+ * (qplab or Mooncake).  The peer's buffer and rkey are found as a Mooncake
+ * initiator finds them: a Metadata request, then the first remotely
+ * accessible buffer that holds `bytes`, and the rkey of the device ep is
+ * connected to (rkey[i] of devices[i]).  The peer's memory is left as it
+ * was: RDMA READ its bytes, RDMA WRITE a per-run random pattern, READ it
+ * back into a zeroed buffer and compare, WRITE the original bytes back and
+ * READ them to prove it (restored).  A qplab peer, whose descriptor
+ * advertises the checksum extension, also checksums its copy of the
+ * pattern (a second Metadata request).  read_only: only the first READ.
+ * Every wait has timeout_ms.  res: caller's, filled in every case.  A
+ * descriptor a Mooncake initiator could not use the same way (no
+ * priority_matrix, another device numbering) is reported in the
+ * endpoint's warning. */
+struct qphs_data_opts {
+	size_t bytes;           /* 1..QPHS_CHECK_REGION_BYTES */
+	int timeout_ms;         /* per completion, above 0 */
+	bool read_only;         /* READ only: for a peer whose memory must not
+				 * be written even for a moment */
+};
 struct qphs_data_result {
 	int ok;                 /* 1 when everything matched */
 	char write_status[40];  /* "IBV_WC_SUCCESS", ... or "no completion" */
 	char read_status[40];
 	double write_ms, read_ms, total_ms;
 	uint32_t local_crc, peer_crc;
+	int read_only;          /* the check only read */
+	int peer_checksum;      /* the peer checksummed its copy (a qplab peer) */
+	int restored;           /* its original bytes went back and read back equal */
+	char peer_buffer[64];   /* the name of the peer's buffer used ("cpu:0") */
 	char text[256];         /* what went wrong, in words */
 };
+QPHS_EXPORT int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep,
+					      const struct qphs_data_opts *opts,
+					      struct qphs_data_result *res);
+/* The same with read_only off. */
 QPHS_EXPORT int qphs_endpoint_check_data(struct qphs_endpoint *ep, size_t bytes,
 					 int timeout_ms, struct qphs_data_result *res);
 
-/* Bytes of the per-context check region (the largest check). */
+/* Bytes of the host's check region, the buffer of its segment descriptor
+ * (the largest check). */
 #define QPHS_CHECK_REGION_BYTES (1u << 20)
 
 #endif

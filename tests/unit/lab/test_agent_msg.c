@@ -31,7 +31,7 @@ START_TEST(agent_request_lines_are_exact)
 	l = qplab_agent_req_exit(10);
 	ck_assert_str_eq(l, "{\"v\":1,\"id\":10,\"op\":\"exit\"}\n");
 	free(l);
-	l = qplab_agent_req_datapath(11, "p", 4096, 10000);
+	l = qplab_agent_req_datapath(11, "p", 4096, 10000, false);
 	ck_assert_str_eq(l, "{\"v\":1,\"id\":11,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":4096,\"deadline_ms\":10000}\n");
 	free(l);
 }
