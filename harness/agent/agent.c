@@ -86,19 +86,28 @@ static int parse_args(int argc, char **argv, struct agent *a, const char **confi
 }
 
 /* The device side: a failure here is the host's context error, not the
- * agent's (the daemon keeps running, as a Mooncake process whose device was
- * disabled keeps serving).  Returns 0 or the code, text in err. */
+ * agent's.  Then the RDMA handlers are not attached and the daemon answers
+ * Connection and Metadata requests null, as a Mooncake node whose only
+ * device failed does: its RdmaTransport does not install, and its daemon,
+ * which keeps serving, has no handler for them (rdma_transport.cpp
+ * RdmaTransport::install; transfer_metadata_plugin.cpp
+ * SocketHandShakePlugin::startDaemon).  The agent option no_rdma_transport
+ * asks for that state on purpose.  Returns 0 or the code, text in err. */
 static int open_context(struct agent *a, char *err, size_t errlen)
 {
-	int rc = qphs_rdma_new(&a->cfg, qphs_daemon_address(a->d), &a->r, err, errlen);
+	int rc;
 
+	if (a->no_rdma_transport) {
+		snprintf(err, errlen, "no RDMA transport (agent option no_rdma_transport): "
+			 "Connection and Metadata requests are answered null");
+		return QPHS_ERR_CONTEXT;
+	}
+	rc = qphs_rdma_new(&a->cfg, qphs_daemon_address(a->d), &a->r, err, errlen);
 	if (!rc && (rc = qphs_rdma_open_device(a->r, a->device, &a->ctx)) != 0)
 		snprintf(err, errlen, "%s", qphs_rdma_errstr(a->r));
 	if (!rc)
 		rc = qphs_context_set_hooks(a->ctx, &a->hooks);
-	/* Attached even without a context: a Connection request then gets the
-	 * library's "Local RDMA context not found for handshake NIC" reply. */
-	if (a->r && qphs_rdma_attach(a->r, a->d) != 0 && !rc)
+	if (!rc && qphs_rdma_attach(a->r, a->d) != 0)
 		rc = QPHS_ERR_CONTEXT;
 	if (rc) {
 		a->ctx = NULL;
@@ -169,6 +178,7 @@ static void ready(struct agent *a)
 	json_object_object_add(o, "v", json_object_new_int(AGENT_PROTO_VERSION));
 	json_object_object_add(o, "type", json_object_new_string("ready"));
 	json_object_object_add(o, "host", json_object_new_string(a->host));
+	json_object_object_add(o, "impl", json_object_new_string(a->impl));
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
 	json_object_object_add(o, "listen", json_object_new_string(qphs_daemon_address(a->d)));
 	add_context(a, o);
@@ -245,6 +255,7 @@ int cmd_agent(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	qphs_config_init(&a.cfg);
+	snprintf(a.impl, sizeof(a.impl), "qplab");
 	rc = parse_args(argc, argv, &a, &config, &verbose);
 	if (rc)
 		return rc < 0 ? QPLAB_EXIT_OK : rc;

@@ -36,6 +36,8 @@ struct agent {
 	struct qphs_daemon *d;
 	struct qphs_rdma *r;
 	struct qphs_context *ctx;      /* borrowed from r; NULL after a context error */
+	char impl[20];                 /* "qplab" or "mooncake-compat" (agent_cfg.c) */
+	bool no_rdma_transport;        /* attach no RDMA handlers: null replies */
 	int ctx_code;                  /* 0, or why there is no context (config, device) */
 	char ctx_error[700];
 	/* The last connect/datapath/disconnect: what report's "last" says. */

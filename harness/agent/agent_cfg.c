@@ -90,7 +90,7 @@ static void agent_opts(struct cfgdec *c, struct agent *a, json_object *o)
 					   "strict_reset", "qp_timeout", "qp_retry_cnt",
 					   "qp_rnr_retry", "reply_timeout_ms", "old_protocol",
 					   "delay_passive_rtr_ms", "advertise", "mtu_reread",
-					   "rd_atomic_clamp", NULL};
+					   "rd_atomic_clamp", "no_rdma_transport", NULL};
 	json_object *v;
 
 	known_keys(c, o, keys);
@@ -117,6 +117,7 @@ static void agent_opts(struct cfgdec *c, struct agent *a, json_object *o)
 	integer(c, o, "reply_timeout_ms", &a->cfg.reply_timeout_ms);
 	integer(c, o, "delay_passive_rtr_ms", &a->hooks.passive_rtr_delay_ms);
 	boolean(c, o, "old_protocol", &a->cfg.old_protocol);
+	boolean(c, o, "no_rdma_transport", &a->no_rdma_transport);
 	if (take(c, o, "advertise", json_type_object, &v) > 0)
 		advertise(c, a, v);
 }
@@ -161,9 +162,31 @@ static void fault_opts(struct cfgdec *c, struct agent *a, json_object *o)
 	}
 }
 
+/* impl "mooncake-compat": a qplab agent that behaves as Mooncake 3b5a594
+ * where the two differ, a stand-in named as such.  Mooncake sends and reads
+ * no path MTU (HandShakeDesc has no field for one); issues ->RESET
+ * unconditionally (RdmaEndPoint::doSetupConnection); creates the passive
+ * endpoint and its QPs before checking the request
+ * (RdmaTransport::onSetupRdmaConnections); and knows nothing of our
+ * checksum extension.  Applied before the agent options, which may still
+ * change any of it. */
+static void impl_opts(struct cfgdec *c, struct agent *a, const char *impl)
+{
+	if (!strcmp(impl, "mooncake-compat")) {
+		a->cfg.mtu_negotiation = false;
+		a->cfg.strict_reset = true;
+		a->cfg.passive_build_first = true;
+		a->cfg.checksum_extension = false;
+	} else if (strcmp(impl, "qplab")) {
+		bad(c, "--config: impl \"%s\": not qplab or mooncake-compat", impl);
+		return;
+	}
+	snprintf(a->impl, sizeof(a->impl), "%s", impl);
+}
+
 int agent_apply_config(struct agent *a, const char *json, char *err, size_t errlen)
 {
-	static const char *const keys[] = {"agent", "fault", NULL};
+	static const char *const keys[] = {"impl", "agent", "fault", NULL};
 	struct cfgdec c = {.err = err, .errlen = errlen};
 	json_object *o = json_tokener_parse(json), *v;
 
@@ -173,6 +196,8 @@ int agent_apply_config(struct agent *a, const char *json, char *err, size_t errl
 		return QPHS_ERR_INVALID_ARGUMENT;
 	}
 	known_keys(&c, o, keys);
+	if (take(&c, o, "impl", json_type_string, &v) > 0)
+		impl_opts(&c, a, json_object_get_string(v));
 	if (take(&c, o, "agent", json_type_object, &v) > 0)
 		agent_opts(&c, a, v);
 	if (take(&c, o, "fault", json_type_object, &v) > 0)

@@ -41,6 +41,7 @@ static json_object *agent_json(const struct qplab_agent_opts *a)
 	add_bool(o, "rd_atomic_clamp", a->rd_atomic_clamp);
 	add_int(o, "delay_passive_rtr_ms", a->delay_passive_rtr_ms);
 	add_bool(o, "mtu_reread", a->mtu_reread);
+	add_bool(o, "no_rdma_transport", a->no_rdma_transport);
 	add_str(adv, "gid", a->advertise_gid);
 	add_int(adv, "qpn", a->advertise_qpn);
 	add_int(adv, "qp_count", a->advertise_qp_count);
@@ -59,6 +60,8 @@ json_object *qplab_agent_config(const struct qplab_host *h)
 	if (!o)
 		return NULL;
 	json_object_object_add(o, "agent", agent_json(&h->agent));
+	if (h->impl[0] && strcmp(h->impl, "qplab"))
+		add_str(o, "impl", h->impl);
 	if (h->fault.set) {
 		json_object *f = json_object_new_object();
 		add_str(f, "name", h->fault.name);

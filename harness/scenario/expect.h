@@ -117,10 +117,11 @@ void qplab_verdicts_free(struct qplab_verdict *v, size_t n);
 bool qplab_assert_eval(const struct qplab_assert *a, const struct qplab_facts *f,
 		       double time_multiplier, struct qplab_check **checks, size_t *n);
 
-/* The row of e that applies to `host` on this run, or NULL. */
+/* The row of e that applies to host (an index of plan's hosts) on this
+ * run, or NULL. */
 const struct qplab_case *qplab_expect_row(const struct qplab_expectation *e,
 					  const struct qplab_runinfo *run,
-					  const char *host_quirk);
+					  const struct qplab_plan *plan, int host);
 
 /* Compares the leading X.Y.Z of a kernel release with v: <0, 0, >0; or
  * -2 when release has no version (never matches a range). */

@@ -102,7 +102,7 @@ static bool has_cap(const struct qplab_runinfo *run, const char *name)
 }
 
 static bool term_holds(const struct qplab_when *w, const struct qplab_runinfo *run,
-		       const char *quirk)
+		       const struct qplab_plan *plan, int host, const char *quirk)
 {
 	int cmp;
 
@@ -127,6 +127,10 @@ static bool term_holds(const struct qplab_when *w, const struct qplab_runinfo *r
 		return !strcmp(w->name, quirk[0] ? quirk : "none");
 	case QPLAB_WHEN_DRIVER:
 		return run->driver && !strcmp(run->driver, w->name);
+	case QPLAB_WHEN_IMPL:
+		host = w->host >= 0 ? w->host : host;
+		return host >= 0 && (size_t)host < plan->nhosts &&
+		       !strcmp(plan->hosts[host].impl[0] ? plan->hosts[host].impl : "qplab", w->name);
 	case QPLAB_WHEN_OTHERWISE:
 		return true;
 	}
@@ -135,14 +139,15 @@ static bool term_holds(const struct qplab_when *w, const struct qplab_runinfo *r
 
 const struct qplab_case *qplab_expect_row(const struct qplab_expectation *e,
 					  const struct qplab_runinfo *run,
-					  const char *host_quirk)
+					  const struct qplab_plan *plan, int host)
 {
-	const char *quirk = run->quirk && run->quirk[0] ? run->quirk : host_quirk ? host_quirk : "";
+	const char *host_quirk = plan->hosts[host].agent.quirk;
+	const char *quirk = run->quirk && run->quirk[0] ? run->quirk : host_quirk;
 
 	for (size_t i = 0; i < e->ncases; i++) {
 		bool all = true;
 		for (size_t t = 0; all && t < e->cases[i].nterms; t++)
-			all = term_holds(&e->cases[i].terms[t], run, quirk);
+			all = term_holds(&e->cases[i].terms[t], run, plan, host, quirk);
 		if (all && e->cases[i].nterms > 0)
 			return &e->cases[i];
 	}
@@ -160,7 +165,7 @@ static int eval_host(const struct qplab_plan *plan, const struct qplab_expectati
 	hv->host = host;
 	hv->keyed = e->ncases > 0;
 	if (hv->keyed) {
-		hv->row = qplab_expect_row(e, run, plan->hosts[host].agent.quirk);
+		hv->row = qplab_expect_row(e, run, plan, host);
 		if (!hv->row) {
 			hv->checks = calloc(1, sizeof(*hv->checks));
 			if (!hv->checks)

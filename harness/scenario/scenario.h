@@ -108,7 +108,13 @@ struct qplab_agent_opts {
 	char *advertise_address;   /* NULL = the real host:port */
 	int delay_passive_rtr_ms;  /* -1 = no delay */
 	int mtu_reread;            /* tri-state: re-read the active MTU at each connect */
+	int no_rdma_transport;     /* tri-state: answer Connection and Metadata null */
 };
+
+/* What a host runs: qplab, or a stand-in that behaves as Mooncake 3b5a594
+ * where the two differ (harness/agent/agent_cfg.c).  The names, in order;
+ * NULL-ended. */
+extern const char *const qplab_impls[];
 
 struct qplab_env {
 	char *name;  /* MC_* or NCCL_IB_GID_INDEX */
@@ -121,6 +127,7 @@ struct qplab_host {
 	int mtu;                   /* netdev MTU; -1 = the link's or 1500 */
 	bool ipv6;                 /* handshake and GIDs over IPv6 */
 	char addresses[12];        /* "" (= "default"), "ipv6_only" or "none" */
+	char impl[20];             /* a qplab_impls name; "qplab" by default */
 	struct qplab_env *env;
 	size_t nenv;
 	struct qplab_agent_opts agent;
@@ -209,12 +216,14 @@ enum qplab_when_kind {
 	QPLAB_WHEN_KERNEL,     /* kernel OP version */
 	QPLAB_WHEN_QUIRK,      /* quirk=NAME (the host's profile) */
 	QPLAB_WHEN_DRIVER,     /* driver=NAME */
+	QPLAB_WHEN_IMPL,       /* impl=NAME (the row's host) or impl:HOST=NAME */
 	QPLAB_WHEN_OTHERWISE,  /* matches when no earlier row did */
 };
 
 struct qplab_when {
 	enum qplab_when_kind kind;
-	char name[32];         /* capability, quirk or driver */
+	char name[32];         /* capability, quirk, driver or impl */
+	int host;              /* impl:HOST=NAME: the host's index; -1 = the row's own */
 	char op[4];            /* ">=", ">", "<=", "<" */
 	int version[3];        /* major, minor, patch */
 };

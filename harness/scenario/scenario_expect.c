@@ -5,10 +5,46 @@
 
 #include "scenario_int.h"
 
-/* One term: "rxe_netns", "!rxe_netns", "kernel >= 7.1", "quirk=e810", "driver=rxe". */
+/* One term: "rxe_netns", "!rxe_netns", "kernel >= 7.1", "quirk=e810", "driver=rxe",
+ * "impl=mooncake-compat", "impl:b=qplab". */
+/* "impl=NAME": the row's own host runs NAME; "impl:HOST=NAME": HOST does. */
+static bool parse_impl(struct sc_ctx *ctx, int line, const char *s, struct qplab_when *w)
+{
+	const char *eq = strchr(s, '=');
+	char host[QPLAB_NAME_MAX] = "";
+
+	w->kind = QPLAB_WHEN_IMPL;
+	if (s[4] == ':') {
+		size_t n = eq ? (size_t)(eq - s - 5) : 0;
+
+		if (!eq || !n || n >= sizeof(host)) {
+			qplab__sc_err(ctx, line, "\"%s\": want impl:HOST=NAME", s);
+			return false;
+		}
+		memcpy(host, s + 5, n);
+		for (size_t h = 0; h < ctx->plan->nhosts; h++)
+			if (!strcmp(ctx->plan->hosts[h].name, host))
+				w->host = (int)h;
+		if (w->host < 0) {
+			qplab__sc_err(ctx, line, "\"%s\": no host \"%s\"", s, host);
+			return false;
+		}
+	}
+	if (!qplab__sc_in_list(qplab_impls, eq + 1)) {
+		qplab__sc_err(ctx, line, "\"%s\": the implementations are qplab and "
+			      "mooncake-compat", s);
+		return false;
+	}
+	snprintf(w->name, sizeof(w->name), "%s", eq + 1);
+	return true;
+}
+
 static bool parse_term(struct sc_ctx *ctx, int line, const char *s, struct qplab_when *w)
 {
 	memset(w, 0, sizeof(*w));
+	w->host = -1;
+	if (!strncmp(s, "impl=", 5) || !strncmp(s, "impl:", 5))
+		return parse_impl(ctx, line, s, w);
 	if (!strcmp(s, "otherwise")) {
 		w->kind = QPLAB_WHEN_OTHERWISE;
 		return true;
@@ -42,7 +78,8 @@ static bool parse_term(struct sc_ctx *ctx, int line, const char *s, struct qplab
 	s += s[0] == '!';
 	if (!qplab__sc_in_list(qplab_capabilities, s)) {
 		qplab__sc_err(ctx, line, "unknown key \"%s\": a capability (rxe_netns, netem, ipv6, kvm), "
-					 "!capability, kernel OP X.Y, quirk=NAME, driver=NAME or otherwise", s);
+					 "!capability, kernel OP X.Y, quirk=NAME, driver=NAME, impl=NAME, "
+					 "impl:HOST=NAME or otherwise", s);
 		return false;
 	}
 	snprintf(w->name, sizeof(w->name), "%s", s);

@@ -100,6 +100,8 @@ static void parse_fault(struct sc_ctx *ctx, json_object *obj, const char *path,
 	qplab__sc_copy(ctx, line, f->name, sizeof(f->name), name, "fault name");
 }
 
+const char *const qplab_impls[] = {"qplab", "mooncake-compat", NULL};
+
 static int tristate(struct sc_ctx *ctx, json_object *o, const char *path, const char *key)
 {
 	bool b;
@@ -139,7 +141,7 @@ static void parse_agent(struct sc_ctx *ctx, json_object *o, const char *path,
 					   "strict_reset", "qp_timeout", "qp_retry_cnt",
 					   "qp_rnr_retry", "reply_timeout_ms", "old_protocol",
 					   "advertise", "delay_passive_rtr_ms", "mtu_reread",
-					   "rd_atomic_clamp", NULL};
+					   "rd_atomic_clamp", "no_rdma_transport", NULL};
 	char sub[SC_PATH_MAX];
 	const char *s;
 	json_object *adv;
@@ -169,6 +171,7 @@ static void parse_agent(struct sc_ctx *ctx, json_object *o, const char *path,
 	a->old_protocol = tristate(ctx, o, path, "old_protocol");
 	a->rd_atomic_clamp = tristate(ctx, o, path, "rd_atomic_clamp");
 	a->delay_passive_rtr_ms = int_or_unset(ctx, o, path, "delay_passive_rtr_ms", 0, 600000);
+	a->no_rdma_transport = tristate(ctx, o, path, "no_rdma_transport");
 	adv = qplab__sc_get(ctx, o, path, "advertise", json_type_object, false);
 	if (adv) {
 		qplab__sc_join(sub, sizeof(sub), path, "advertise");
@@ -207,7 +210,8 @@ static void parse_env(struct sc_ctx *ctx, json_object *o, const char *path,
 
 static void parse_host(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_host *h)
 {
-	static const char *const keys[] = {"mtu", "ipv6", "addresses", "env", "agent", "fault", NULL};
+	static const char *const keys[] = {"mtu", "ipv6", "addresses", "impl", "env", "agent",
+					   "fault", NULL};
 	char sub[SC_PATH_MAX];
 	const char *s;
 	json_object *v;
@@ -224,6 +228,13 @@ static void parse_host(struct sc_ctx *ctx, json_object *o, const char *path, str
 		else if (strcmp(s, "default"))
 			snprintf(h->addresses, sizeof(h->addresses), "%s", s);
 	}
+	snprintf(h->impl, sizeof(h->impl), "qplab");
+	if (qplab__sc_str(ctx, o, path, "impl", false, &s)) {
+		if (!qplab__sc_in_list(qplab_impls, s))
+			qplab__sc_err(ctx, h->line, "impl \"%s\": one of qplab, mooncake-compat", s);
+		else
+			snprintf(h->impl, sizeof(h->impl), "%s", s);
+	}
 	if ((v = qplab__sc_get(ctx, o, path, "env", json_type_object, false))) {
 		qplab__sc_join(sub, sizeof(sub), path, "env");
 		parse_env(ctx, v, sub, h);
@@ -233,7 +244,7 @@ static void parse_host(struct sc_ctx *ctx, json_object *o, const char *path, str
 	h->agent.qp_timeout = h->agent.qp_retry_cnt = h->agent.qp_rnr_retry = -1;
 	h->agent.reply_timeout_ms = h->agent.old_protocol = -1;
 	h->agent.delay_passive_rtr_ms = h->agent.rd_atomic_clamp = -1;
-	h->agent.mtu_reread = -1;
+	h->agent.mtu_reread = h->agent.no_rdma_transport = -1;
 	h->agent.advertise_qp_count = -1;
 	if ((v = qplab__sc_get(ctx, o, path, "agent", json_type_object, false))) {
 		qplab__sc_join(sub, sizeof(sub), path, "agent");

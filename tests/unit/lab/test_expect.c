@@ -181,11 +181,41 @@ START_TEST(expect_chooses_the_keyed_row)
 
 	run.kernel = rows[_i].kernel;
 	run.caps = rows[_i].netns ? caps : NULL;
-	row = qplab_expect_row(&plan->expect[0], &run, rows[_i].quirk);
+	snprintf(plan->hosts[0].agent.quirk, sizeof(plan->hosts[0].agent.quirk), "%s",
+		 rows[_i].quirk);
+	row = qplab_expect_row(&plan->expect[0], &run, plan, 0);
 	if (rows[_i].row < 0)
 		ck_assert_ptr_null(row);
 	else
 		ck_assert_ptr_eq(row, &plan->expect[0].cases[rows[_i].row]);
+	qplab_plan_free(plan);
+}
+END_TEST
+
+/* Rows keyed by implementation: the row's own host (impl=), or a named
+ * one (impl:HOST=).  The host key "impl" sets it; qplab is the default. */
+static const char KEYED_IMPL[] =
+	"{ \"hosts\": [\"a\", \"b\"], \"cases\": ["
+	" { \"when\": \"impl:b=mooncake-compat\", \"why\": \"b does not negotiate\", \"path_mtu\": 512 },"
+	" { \"when\": \"impl=qplab\", \"why\": \"both negotiate\", \"path_mtu\": 1024 } ] }";
+
+START_TEST(expect_rows_keyed_by_impl)
+{
+	struct qplab_plan *plan = plan_with("\"a\": {}, \"b\": { \"impl\": \"mooncake-compat\" }",
+					    KEYED_IMPL);
+	struct qplab_runinfo run = RUN;
+
+	ck_assert_str_eq(plan->hosts[0].impl, "qplab");
+	ck_assert_str_eq(plan->hosts[1].impl, "mooncake-compat");
+	/* b is mooncake-compat: the first row holds for a's and b's checks. */
+	ck_assert_ptr_eq(qplab_expect_row(&plan->expect[0], &run, plan, 0),
+			 &plan->expect[0].cases[0]);
+	ck_assert_ptr_eq(qplab_expect_row(&plan->expect[0], &run, plan, 1),
+			 &plan->expect[0].cases[0]);
+	/* Both qplab: the second row, for each host on its own. */
+	snprintf(plan->hosts[1].impl, sizeof(plan->hosts[1].impl), "qplab");
+	ck_assert_ptr_eq(qplab_expect_row(&plan->expect[0], &run, plan, 1),
+			 &plan->expect[0].cases[1]);
 	qplab_plan_free(plan);
 }
 END_TEST
@@ -316,6 +346,7 @@ Suite *suite_expect(void)
 	tcase_add_test(tc, expect_observed_text_is_quoted_and_escaped);
 	tc = unit_tcase(s, "keys", 10);
 	tcase_add_loop_test(tc, expect_chooses_the_keyed_row, 0, sizeof(rows) / sizeof(rows[0]));
+	tcase_add_test(tc, expect_rows_keyed_by_impl);
 	tcase_add_test(tc, expect_keyed_verdict_names_the_row_and_host_quirk_applies);
 	tcase_add_test(tc, expect_no_applicable_row_fails);
 	tcase_add_loop_test(tc, expect_kernel_versions_compare_numerically, 0,
