@@ -53,10 +53,11 @@ END_TEST
  * so the requester hears nothing and retransmits on its timer (timeout 14 =
  * 67 ms).  rxe_comp.c counts retries down only while retry_cnt != 7: it
  * treats 7 as "retry forever" (the meaning IBTA gives rnr_retry 7), so with
- * Mooncake's retry_cnt 7 the WRITE never completes, and with a smaller one
+ * Mooncake's retry_cnt 7 the request (the check's first, a READ) never
+ * completes, and with a smaller one
  * it completes with IBV_WC_RETRY_EXC_ERR after retry_cnt + 1 tries.  Any
  * other status, or a completion with 7, is a new behaviour. */
-static struct qphs_data_result unknown_qpn_write(int retry_cnt, int deadline_ms)
+static struct qphs_data_result unknown_qpn_request(int retry_cnt, int deadline_ms)
 {
 	struct lab_host a, b;
 	struct qphs_config cfg;
@@ -73,8 +74,11 @@ static struct qphs_data_result unknown_qpn_write(int retry_cnt, int deadline_ms)
 	lab_connect_ok(&a, &b, 2, &ea, &eb);
 	rc = qphs_endpoint_check_data(ea, 4096, deadline_ms, &res);
 	unit_hit(rc);
-	printf("# rxe: WRITE to unknown QPN, retry_cnt %d: %s (%s) after %.1f ms\n", retry_cnt,
-	       res.write_status, qphs_errname(rc), res.write_ms);
+	/* The check's first request is a READ of the peer's bytes: it is the
+	 * one that goes unanswered. */
+	printf("# rxe: READ to unknown QPN, retry_cnt %d: %s (%s) after %.1f ms\n", retry_cnt,
+	       res.read_status, qphs_errname(rc), res.read_ms);
+	ck_assert_str_eq(res.write_status, "not posted");
 	qphs_endpoint_put(ea);
 	qphs_endpoint_put(eb);
 	lab_down(&a);
@@ -85,17 +89,17 @@ static struct qphs_data_result unknown_qpn_write(int retry_cnt, int deadline_ms)
 START_TEST(rxe_unknown_dest_qpn_retry_cnt_7_never_completes)
 {
 	/* 3 s is over 40 retry periods: a counted-down retry would be done. */
-	struct qphs_data_result r = unknown_qpn_write(7, 3000);
+	struct qphs_data_result r = unknown_qpn_request(7, 3000);
 
-	ck_assert_msg(!strncmp(r.write_status, "no completion", 13), "got %s", r.write_status);
+	ck_assert_msg(!strncmp(r.read_status, "no completion", 13), "got %s", r.read_status);
 }
 END_TEST
 
 START_TEST(rxe_unknown_dest_qpn_retry_cnt_2_retry_exceeded)
 {
-	struct qphs_data_result r = unknown_qpn_write(2, rdma_ms(5000));
+	struct qphs_data_result r = unknown_qpn_request(2, rdma_ms(5000));
 
-	ck_assert_str_eq(r.write_status, "IBV_WC_RETRY_EXC_ERR");
+	ck_assert_str_eq(r.read_status, "IBV_WC_RETRY_EXC_ERR");
 }
 END_TEST
 
