@@ -400,8 +400,12 @@ int qphs_segment_desc_encode(const struct qphs_segment_desc *s, char **out,
 	      build_lists(s, o);
 	if (s->rdma_server_name && *s->rdma_server_name)
 		bad |= add(o, "rdma_server_name", json_object_new_string(s->rdma_server_name));
-	if (s->priority_matrix)
+	/* Always written, as encodeSegmentDesc does: an empty topology, {}
+	 * or none, is null (Topology::toJson of an empty matrix). */
+	if (s->priority_matrix && json_object_object_length(s->priority_matrix))
 		bad |= add(o, "priority_matrix", json_object_get(s->priority_matrix));
+	else
+		bad |= json_object_object_add(o, "priority_matrix", NULL) ? -1 : 0;
 	if (s->qphs_checksum || s->has_crc)
 		bad |= add(o, "qphs", qphs_json(s));
 	rc = bad ? QPHS_ERR_MEMORY : qphs__jsonw_write(o, out, out_len);

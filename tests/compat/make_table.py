@@ -20,7 +20,8 @@ base='{"local_gid":"00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:00:01","local_lid"
 rows.append('# tests/compat table: EXPECT MODE ARG (ARG percent-encoded, %HH).')
 rows.append('# EXPECT: same = identical results; reject = libqphs refuses (SPEC §2 reject rows,')
 rows.append('# strict JSON), Mooncake result printed; differ = a documented difference.')
-rows.append('# Modes: write (parse + write back), hs (Connection), notify, enc (field record).')
+rows.append('# Modes: write (parse + write back), hs (Connection), notify, enc (field record),')
+rows.append('# seg (a segment descriptor: decodeSegmentDesc, encodeSegmentDesc).')
 R('same','write','{}','--- the writer: key order, escapes, numbers')
 R('same','write','[]')
 R('same','write','{"b":1,"a":2,"ab":3,"B":4,"_":5,"aa":[],"a b":0,"~":1,"A":{}}')
@@ -131,6 +132,30 @@ for bad in [b'\xff',b'a\xc3',b'\xe2\x82',b'\xed\xa0\x80',b'\xf4\x90\x80\x80',b'\
     R('same','enc','payload=s:'+bad.hex(), 'invalid UTF-8 written the way jsoncpp does (U+FFFD, bug for bug)' if bad==b'\xff' else None)
 R('same','enc',enc(efa_addr='fe80::1',barex_port=12345,jetty_num=[1,2,3],cxi_addr='cxi0',ready_ack=True),'other transports keys, sorted among the rest')
 R('same','enc',enc(jetty_num=[],efa_addr=''))
+# --- segment descriptors (Metadata bodies)
+GID='00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:00:02'
+def seg(**kw):
+    d={"name":"10.0.0.2:12001","protocol":"rdma","tcp_data_port":0,"tcp_proto_version":1,"timestamp":"2026-12-01 00:00:00.000000",
+       "devices":[{"name":"rxe0","lid":0,"gid":GID}],
+       "buffers":[{"name":"cpu:0","addr":140000000000,"length":1048576,"rkey":[1234],"lkey":[1234]}],
+       "priority_matrix":{"cpu:0":[["rxe0"],[]]}}
+    for k,v in kw.items():
+        if v is None: d.pop(k,None)
+        else: d[k]=v
+    return json.dumps(d,separators=(',',':'))
+R('same','seg',seg(),'--- segment descriptors: decodeSegmentDesc then encodeSegmentDesc')
+R('same','seg',seg(priority_matrix=None),'no priority_matrix: Mooncake writes null (an empty Topology)')
+R('same','seg',seg(priority_matrix={}))
+R('same','seg',seg(devices=[{"name":"rxe0","lid":0,"gid":GID},{"name":"rxe1","lid":7,"gid":GID}],
+                   buffers=[{"name":"cpu:0","addr":4096,"length":65536,"rkey":[1,2],"lkey":[3,4]},{"name":"cpu:1","addr":8192,"length":1,"rkey":[],"lkey":[5,6]}],
+                   priority_matrix={"cpu:0":[["rxe0","rxe1"],[]],"cpu:1":[["rxe1"],["rxe0"]]}),'two devices, a buffer without rkeys, two locations')
+R('same','seg',seg(rdma_server_name='10.0.0.9:12001',tcp_data_port=15000,tcp_proto_version=2))
+R('same','seg',seg(extra={"a":1}),'unknown keys are dropped on both sides')
+R('reject','seg',seg(devices=[{"name":"","lid":0,"gid":GID}]),'Mooncake drops these as corrupt; we refuse them too')
+R('reject','seg',seg(buffers=[{"name":"cpu:0","addr":0,"length":4096,"rkey":[1],"lkey":[1]}]))
+R('reject','seg',seg(buffers=[{"name":"cpu:0","addr":4096,"length":4096,"rkey":[1,2],"lkey":[1,2]}]))
+R('reject','seg',seg(priority_matrix=[]),'a priority_matrix that is not an object: Mooncake throws')
+R('reject','seg',seg(buffers=[{"name":"cpu:0","addr":4096,"length":4096,"rkey":[-1],"lkey":[1]}]))
 import os
 open(os.path.join(os.path.dirname(os.path.abspath(__file__)),'table.txt'),'w').write('\n'.join(rows)+'\n')
 print('rows:', len([r for r in rows if not r.startswith('#')]))

@@ -3,8 +3,11 @@
 // Reads the table on stdin and prints one result line per table line,
 // doing what Mooncake Transfer Engine (3b5a594) does with jsoncpp 1.9.5:
 // Json::FastWriter for writing, CharReaderBuilder defaults for reading, and
-// the HandShakeDesc/NotifyDesc encode and decode rules described in
-// research/mooncake-facts.md §2.1 and §2.3 (written from that description).
+// the HandShakeDesc/NotifyDesc encode and decode rules of
+// TransferHandshakeUtil and TransferNotifyUtil, and the segment descriptor
+// rules of TransferMetadata::decodeSegmentDesc / encodeSegmentDesc and
+// Topology::parse / toJson (transfer_metadata.cpp, topology.cpp), written
+// from a reading of those functions, not copied.
 // tests/compat/ours.c prints libqphs's answer in the same format.
 //
 // Table line: EXPECT MODE ARG, ARG percent-encoded (%HH).  Modes:
@@ -13,6 +16,9 @@
 //   notify  ARG is a Notify body: decode, print, encode again
 //   enc     ARG is a field record "key=T:value;..." (T: s string, hex-encoded;
 //           u unsigned; b bool; a unsigned array "1,2"): encode a HandShakeDesc
+//   seg     ARG is a Metadata body (a segment descriptor): decode it as the
+//           RDMA protocol's descriptor, encode it again ("corrupt" where
+//           Mooncake drops it, "abort" where it throws)
 #include <json/json.h>
 
 #include <cstdint>
@@ -198,6 +204,73 @@ Hs record(const std::string &rec)
 	return d;
 }
 
+// decodeSegmentDesc's RDMA part and encodeSegmentDesc's, field by field.
+// The timestamp is taken from the body: Mooncake writes the current time.
+std::string segment(const Json::Value &in)
+{
+	Json::Value out, devs(Json::arrayValue), bufs(Json::arrayValue);
+
+	if (in["protocol"].asString() != "rdma")
+		return "unsupported";
+	out["name"] = in["name"].asString();
+	out["protocol"] = "rdma";
+	out["tcp_data_port"] = in["tcp_data_port"].asInt();
+	out["tcp_proto_version"] = in.isMember("tcp_proto_version")
+					   ? in["tcp_proto_version"].asInt() : 1;
+	out["timestamp"] = in["timestamp"].asString();
+	if (!in["rdma_server_name"].asString().empty())
+		out["rdma_server_name"] = in["rdma_server_name"].asString();
+	for (const auto &d : in["devices"]) {
+		Json::Value o;
+		o["name"] = d["name"].asString();
+		o["lid"] = static_cast<uint16_t>(d["lid"].asUInt());
+		o["gid"] = d["gid"].asString();
+		if (o["name"].asString().empty() || o["gid"].asString().empty())
+			return "corrupt";
+		devs.append(o);
+	}
+	for (const auto &b : in["buffers"]) {
+		Json::Value o, rk(Json::arrayValue), lk(Json::arrayValue);
+		o["name"] = b["name"].asString();
+		o["addr"] = static_cast<Json::UInt64>(b["addr"].asUInt64());
+		o["length"] = static_cast<Json::UInt64>(b["length"].asUInt64());
+		for (const auto &k : b["rkey"])
+			rk.append(static_cast<uint32_t>(k.asUInt64()));
+		for (const auto &k : b["lkey"])
+			lk.append(static_cast<uint32_t>(k.asUInt64()));
+		if (o["name"].asString().empty() || !o["addr"].asUInt64() || !o["length"].asUInt64() ||
+		    (rk.size() && (rk.size() != lk.size() || rk.size() != devs.size())))
+			return "corrupt";
+		o["rkey"] = rk;
+		o["lkey"] = lk;
+		bufs.append(o);
+	}
+	out["devices"] = devs;
+	out["buffers"] = bufs;
+	// Topology::parse of the matrix, then Topology::toJson: every entry
+	// [[preferred], [others]] of names, else the whole topology stays
+	// empty (written as null).
+	Json::Value pm;
+	bool ok = true;
+	for (const auto &loc : in["priority_matrix"].getMemberNames()) {
+		const Json::Value &v = in["priority_matrix"][loc];
+		if (!v.isArray() || v.size() != 2) {
+			ok = false;
+			break;
+		}
+		Json::Value e(Json::arrayValue), pref(Json::arrayValue), rest(Json::arrayValue);
+		for (const auto &n : v[0])
+			pref.append(n.asString());
+		for (const auto &n : v[1])
+			rest.append(n.asString());
+		e.append(pref);
+		e.append(rest);
+		pm[loc] = e;
+	}
+	out["priority_matrix"] = ok ? pm : Json::Value();
+	return "ok enc=" + hex(write(out));
+}
+
 std::string run(const std::string &mode, const std::string &arg)
 {
 	Json::Value root;
@@ -208,6 +281,8 @@ std::string run(const std::string &mode, const std::string &arg)
 	try {
 		if (mode == "write")
 			return "ok enc=" + hex(write(root));
+		if (mode == "seg")
+			return segment(root);
 		if (mode == "notify") {
 			std::string name = root["name"].asString();
 			std::string msg = root["notify_msg"].asString();

@@ -188,6 +188,16 @@ static void run_body(const char *mode, const char *body, size_t n)
 			put_hex(out, len);
 			free(out);
 		}
+	} else if (!strcmp(mode, "seg")) {
+		struct qphs_segment_desc s;
+		rc = qphs_segment_desc_parse(body, n, &s, err, sizeof(err));
+		if (!rc) {
+			qphs_segment_desc_encode(&s, &out, &len);
+			printf("ok enc=");
+			put_hex(out, len);
+			free(out);
+			qphs_segment_desc_clear(&s);
+		}
 	} else if (!strcmp(mode, "notify")) {
 		struct qphs_notify nt;
 		rc = qphs_notify_parse(body, n, &nt, err, sizeof(err));

@@ -110,6 +110,6 @@ paste -d '\t' "$out/table.rows" "$out/ref.out" "$out/ours.out" | awk -F '\t' -v 
 		printf "ok %d - %s %s\n#   mooncake: %s\n#   libqphs:  %s\n", n, expect, row, substr(ref, 1, 160), substr(ours, 1, 160)
 }
 END {
-	printf "# compat: %d bodies compared: %d identical, %d refused by libqphs (Mooncake: %d accepted, %d aborted, %d malformed), %d documented differences, %d failures\n", n, count["same"], count["reject"], moon["ok"], moon["abort"], moon["malformed"], count["differ"], fails
+	printf "# compat: %d bodies compared: %d identical, %d refused by libqphs (Mooncake: %d accepted, %d aborted, %d malformed, %d dropped as corrupt), %d documented differences, %d failures\n", n, count["same"], count["reject"], moon["ok"], moon["abort"], moon["malformed"], moon["corrupt"], count["differ"], fails
 	exit fails ? 1 : 0
 }'

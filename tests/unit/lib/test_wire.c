@@ -17,6 +17,15 @@
 	"\"payload\":\"\",\"peer_nic_path\":\"10.0.0.2:16000@mlx5_1\","        \
 	"\"qp_num\":[1234,4294967295],\"ready_ack\":false,\"reply_msg\":\"\"}\n"
 
+/* The segment descriptor of tests/golden/metadata-reply.hex, as jsoncpp
+ * writes it for Mooncake (tests/compat/frames/metadata_reply.hex). */
+#define METADATA_JSON                                                                          \
+	"{\"buffers\":[{\"addr\":140000000000,\"length\":1048576,\"lkey\":[1234],\"name\":\"cpu:0\","   \
+	"\"rkey\":[1234]}],\"devices\":[{\"gid\":\"00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:00:02\","  \
+	"\"lid\":0,\"name\":\"rxe0\"}],\"name\":\"10.0.0.2:12001\",\"priority_matrix\":{\"cpu:0\":"   \
+	"[[\"rxe0\"],[]]},\"protocol\":\"rdma\",\"tcp_data_port\":0,\"tcp_proto_version\":1,"           \
+	"\"timestamp\":\"2026-12-01 00:00:00.000000\"}\n"
+
 static const struct golden_case {
 	const char *file;
 	int type;
@@ -29,6 +38,7 @@ static const struct golden_case {
 	{"notify-reply.hex", QPHS_HS_NOTIFY, "{\"name\":\"\",\"notify_msg\":\"success\"}\n"},
 	{"connection-example.hex", QPHS_HS_CONNECTION, CONNECTION_JSON},
 	{"old-protocol-connection.hex", QPHS_HS_OLD_PROTOCOL, CONNECTION_JSON},
+	{"metadata-reply.hex", QPHS_HS_METADATA, METADATA_JSON},
 };
 #define N_GOLDENS (sizeof(goldens) / sizeof(goldens[0]))
 
@@ -217,6 +227,23 @@ START_TEST(wire_encode_matches_golden_frames)
 		free(got);
 		free(want);
 	}
+}
+END_TEST
+
+/* Our segment codec writes Mooncake's bytes for the golden descriptor:
+ * parsed and encoded again, it is the frame jsoncpp wrote. */
+START_TEST(wire_golden_metadata_reply_is_our_encoding)
+{
+	struct qphs_segment_desc s;
+	char *out = NULL, err[256];
+	size_t n = 0;
+
+	ck_assert_int_eq(qphs_segment_desc_parse(METADATA_JSON, strlen(METADATA_JSON), &s, err,
+						 sizeof(err)), 0);
+	ck_assert_int_eq(qphs_segment_desc_encode(&s, &out, &n), 0);
+	ck_assert_str_eq(out, METADATA_JSON);
+	free(out);
+	qphs_segment_desc_clear(&s);
 }
 END_TEST
 
@@ -618,6 +645,7 @@ Suite *suite_wire(void)
 	tc = unit_tcase(s, "golden", 30);
 	tcase_add_test(tc, wire_encode_matches_golden_frames);
 	tcase_add_test(tc, wire_golden_example_is_mooncakes_bytes);
+	tcase_add_test(tc, wire_golden_metadata_reply_is_our_encoding);
 	tcase_add_loop_test(tc, wire_decodes_golden_frames_at_every_split, 0, (int)N_GOLDENS);
 	tcase_add_test(tc, wire_feed_stops_after_first_frame);
 	tc = unit_tcase(s, "bad", 30);
