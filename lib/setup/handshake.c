@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <json-c/json.h>
 
@@ -145,6 +146,21 @@ static struct json_object *topology(struct qphs_rdma *r)
 	return pm;
 }
 
+/* The time of writing, as Mooncake stamps every descriptor it encodes:
+ * local time, "YYYY-MM-DD HH:MM:SS.uuuuuu" (getCurrentDateTime, common.h). */
+static int now_text(char **out)
+{
+	struct timespec ts;
+	struct tm tm;
+	char buf[64], day[24];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	strftime(day, sizeof(day), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(buf, sizeof(buf), "%s.%06ld", day, ts.tv_nsec / 1000);
+	return qphs_desc_set_str(out, buf);
+}
+
 /* Our segment descriptor, as Mooncake's RdmaTransport writes its own
  * (allocateLocalSegmentID, registerLocalMemoryInternal: rdma_transport.cpp):
  * one device per context, the check region as one buffer with an rkey and
@@ -195,7 +211,8 @@ int qphs__seg_local(struct qphs_rdma *r, size_t crc_len, struct qphs_segment_des
 	}
 	pthread_mutex_unlock(&r->lock);
 	if (!rc && ((rc = qphs_desc_set_str(&s->name, r->server)) ||
-		    (rc = qphs_desc_set_str(&s->protocol, "rdma"))))
+		    (rc = qphs_desc_set_str(&s->protocol, "rdma")) ||
+		    (rc = now_text(&s->timestamp))))
 		rc = QPHS_ERR_MEMORY;
 	s->tcp_proto_version = 1;
 	if (rc)
