@@ -181,6 +181,7 @@ local function jfail(code, at, msg)
 end
 
 local WS = "^[ \t\n\r]*"
+local WS_BYTE = { [0x20] = true, [0x09] = true, [0x0a] = true, [0x0d] = true }
 
 local function utf8_encode(cp)
 	if cp < 0x80 then return string.char(cp) end
@@ -620,7 +621,8 @@ local function dissect_frame(tvb, pinfo, tree, off, len)
 		t:add(pf.type, tvb(off + 8, 0), name):set_generated()
 	end
 	t:add(pf.role, tvb(off, 0), role):set_generated()
-	local trimmed = #(body:match("^(.-)[ \t\n\r]*$"))
+	local trimmed = #body -- the JSON minus trailing whitespace, as hs decode prints it
+	while trimmed > 0 and WS_BYTE[body:byte(trimmed)] do trimmed = trimmed - 1 end
 	t:add(pf.json, body_tvb(0, trimmed), body:sub(1, trimmed))
 	local info = {}
 	if v.t == "object" then

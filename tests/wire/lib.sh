@@ -5,7 +5,16 @@
 
 LUA=$ROOT/wireshark/mooncake.lua
 AGG=$'\x1f' # joins several values of one field in a packet; in no JSON we send
+TSHARK_SECONDS=120 # a bound on one tshark run (they take 1-3 s)
 n=0 failed=0
+
+# stop_pid PID: stops a process this shell started and waits for it; a
+# no-op once it was reaped (its number may belong to someone else by then).
+stop_pid() {
+	jobs -p | grep -qx "$1" || return 0
+	kill "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
 
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); echo "not ok $n - $*"; failed=$((failed + 1)); }
@@ -25,16 +34,21 @@ need_tool() {
 
 # dissect PCAP [TSHARK-ARGS...]: tshark with our dissector and nothing of
 # the user's (HOME is private, so no personal plugin or preference loads),
-# one line per packet with a handshake frame or a bad one.  Lua errors
-# (which tshark reports and then carries on without the dissector) fail.
+# the records of frames_of on stdout.  tshark's own lines stay in
+# $T/tshark.out: per packet with a handshake frame or a bad one, the
+# columns tcp.stream, tcp.srcport, mooncake.type, .json, .role, .error,
+# _ws.expert.message, mooncake.after_bad, then those of any -e in ARGS.
+# Lua errors (which tshark reports and then carries on without the
+# dissector) fail.
 dissect() {
 	local pcap=$1
 	shift
-	if ! HOME=$T/home XDG_CONFIG_HOME=$T/home/.config tshark -n -r "$pcap" \
-		-X lua_script:"$LUA" "$@" -Y 'mooncake' -T fields -E separator=/t \
+	if ! HOME=$T/home XDG_CONFIG_HOME=$T/home/.config \
+		timeout -k 5 $((TSHARK_SECONDS * $(time_mult))) tshark -n -r "$pcap" \
+		-X lua_script:"$LUA" -Y 'mooncake' -T fields -E separator=/t \
 		-E occurrence=a -E aggregator="$AGG" -e tcp.stream -e tcp.srcport \
 		-e mooncake.type -e mooncake.json -e mooncake.role -e mooncake.error \
-		-e _ws.expert.message -e mooncake.after_bad >"$T/tshark.out" 2>"$T/tshark.err"; then
+		-e _ws.expert.message -e mooncake.after_bad "$@" >"$T/tshark.out" 2>"$T/tshark.err"; then
 		echo "tshark failed:" >&2
 		cat "$T/tshark.err" >&2
 		return 1

@@ -14,11 +14,17 @@ set -eu -o pipefail
 export LC_ALL=C
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck disable=SC2034 # read by the messages in netns/lib.sh
+PROG=wire-tests
+# shellcheck source=netns/lib.sh
+. "$ROOT/netns/lib.sh" # defer, the exit trap, wait_until, time_mult
+install_exit_trap
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 QPLAB=$BUILD/qplab
 PCAPGEN=$BUILD/tests/pcapgen
 T=$(mktemp -d "${TMPDIR:-/tmp}/qplab-wire.XXXXXX")
+defer rm -rf "$T"
 mkdir -p "$T/home"
 
 # shellcheck source=tests/wire/lib.sh
@@ -29,17 +35,6 @@ mkdir -p "$T/home"
 . "$ROOT/tests/wire/bad.sh"
 # shellcheck source=tests/wire/live.sh
 . "$ROOT/tests/wire/live.sh"
-
-# live.sh registers what it starts in $T/pids; everything goes at exit.
-cleanup() {
-	local pid
-	if [ -s "$T/pids" ]; then
-		while read -r pid; do kill "$pid" 2>/dev/null || true; done <"$T/pids"
-		while read -r pid; do wait "$pid" 2>/dev/null || true; done <"$T/pids"
-	fi
-	rm -rf "$T"
-}
-trap cleanup EXIT
 
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(golden bad live)
