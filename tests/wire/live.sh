@@ -206,6 +206,7 @@ live_against_send() {
 			check_send "$k" "request mooncake.json = the body sent" "$(trimmed "${send_body[k]}")" "$(field "$k" c 4)"
 			check_send "$k" "reply mooncake.type" "$type" "$(field "$k" s 3)"
 			check_send "$k" "reply mooncake.json = hs send's output" "$out" "$(field "$k" s 4)"
+			check_send "$k" "mooncake.role of request, reply" "request reply" "$(field "$k" c 5) $(field "$k" s 5)"
 			case ${send_type[k]} in
 			probe) check_send "$k" "mooncake.probe.status" "$(json_key "$out" status)" "$(field "$k" s 9)" ;;
 			notify) check_send "$k" "mooncake.notify.notify_msg" "$(json_key "$out" notify_msg)" "$(field "$k" s 10)" ;;
