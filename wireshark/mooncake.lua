@@ -4,7 +4,7 @@
 -- Load it with   tshark -X lua_script:mooncake.lua ...
 -- or copy it into ~/.local/lib/wireshark/plugins/ (README, "Packets").
 --
--- Wireshark 4.0 (Lua 5.2) or later.  The frame layout (SPEC §1):
+-- Wireshark 4.0 (Lua 5.2) or later.  The frame (lib/include/qphs/frame.h):
 --
 --   [ length : u64 little-endian ][ type : u8 ][ JSON ]   typed frame
 --   [ length : u64 little-endian ][ JSON ]                old protocol
@@ -73,6 +73,8 @@ local pf = {
 	md_protocol = ProtoField.string("mooncake.metadata.protocol", "protocol"),
 	md_timestamp = ProtoField.string("mooncake.metadata.timestamp", "timestamp"),
 	md_tcp_data_port = ProtoField.int64("mooncake.metadata.tcp_data_port", "tcp_data_port"),
+	md_tcp_proto_version = ProtoField.int64("mooncake.metadata.tcp_proto_version",
+		"tcp_proto_version"),
 	md_device = ProtoField.none("mooncake.metadata.device", "device"),
 	md_device_name = ProtoField.string("mooncake.metadata.device.name", "name"),
 	md_device_lid = ProtoField.uint16("mooncake.metadata.device.lid", "lid"),
@@ -90,36 +92,29 @@ local field_list = {}
 for _, v in pairs(pf) do field_list[#field_list + 1] = v end
 mc.fields = field_list
 
-local function new_expert(name, text, group, severity)
-	return ProtoExpert.new("mooncake.expert." .. name, text, group, severity)
+-- Expert infos: the bad frames (Malformed, Error), then the others.
+local ex, experts = {}, {}
+for _, e in ipairs({
+	{ "ERR_FRAME_ZERO_LENGTH", "zero_length", "frame length is zero" },
+	{ "ERR_FRAME_TOO_LONG", "too_long", "frame length exceeds the limit" },
+	{ "ERR_FRAME_BAD_TYPE", "bad_type", "frame type byte is in 0x80-0xff" },
+	{ "ERR_FRAME_EMPTY_BODY", "empty_body", "frame has no JSON body" },
+	{ "ERR_FRAME_TRUNCATED", "truncated", "connection ended inside a frame" },
+	{ "ERR_FRAME_NOT_JSON", "not_json", "frame body is not JSON" },
+	{ "ERR_FRAME_TRAILING", "trailing", "bytes after the JSON value in a frame" },
+	{ "ERR_BODY_TOO_DEEP", "too_deep", "JSON nesting deeper than 32 levels" },
+	{ "after_bad", "after_bad", "bytes after a bad frame (a libqphs peer has closed)",
+		expert.group.SEQUENCE, expert.severity.WARN },
+	{ "shape", "shape", "a key of the body has an unexpected JSON type or value",
+		expert.group.PROTOCOL, expert.severity.WARN },
+	{ "rejected", "rejected", "handshake rejected: reply_msg is not empty",
+		expert.group.RESPONSE_CODE, expert.severity.WARN },
+}) do
+	ex[e[1]] = ProtoExpert.new("mooncake.expert." .. e[2], e[3],
+		e[4] or expert.group.MALFORMED, e[5] or expert.severity.ERROR)
+	experts[#experts + 1] = ex[e[1]]
 end
-local ex = {
-	ERR_FRAME_ZERO_LENGTH = new_expert("zero_length", "frame length is zero",
-		expert.group.MALFORMED, expert.severity.ERROR),
-	ERR_FRAME_TOO_LONG = new_expert("too_long", "frame length exceeds the limit",
-		expert.group.MALFORMED, expert.severity.ERROR),
-	ERR_FRAME_BAD_TYPE = new_expert("bad_type", "frame type byte is in 0x80-0xff",
-		expert.group.MALFORMED, expert.severity.ERROR),
-	ERR_FRAME_EMPTY_BODY = new_expert("empty_body", "frame has no JSON body",
-		expert.group.MALFORMED, expert.severity.ERROR),
-	ERR_FRAME_TRUNCATED = new_expert("truncated", "connection ended inside a frame",
-		expert.group.MALFORMED, expert.severity.ERROR),
-	ERR_FRAME_NOT_JSON = new_expert("not_json", "frame body is not JSON",
-		expert.group.MALFORMED, expert.severity.ERROR),
-	ERR_FRAME_TRAILING = new_expert("trailing", "bytes after the JSON value in a frame",
-		expert.group.MALFORMED, expert.severity.ERROR),
-	ERR_BODY_TOO_DEEP = new_expert("too_deep", "JSON nesting deeper than 32 levels",
-		expert.group.MALFORMED, expert.severity.ERROR),
-	after_bad = new_expert("after_bad", "bytes after a bad frame (a libqphs peer has closed)",
-		expert.group.SEQUENCE, expert.severity.WARN),
-	shape = new_expert("shape", "a key of the body has an unexpected JSON type or value",
-		expert.group.PROTOCOL, expert.severity.WARN),
-	rejected = new_expert("rejected", "handshake rejected: reply_msg is not empty",
-		expert.group.RESPONSE_CODE, expert.severity.WARN),
-}
-mc.experts = { ex.ERR_FRAME_ZERO_LENGTH, ex.ERR_FRAME_TOO_LONG, ex.ERR_FRAME_BAD_TYPE,
-	ex.ERR_FRAME_EMPTY_BODY, ex.ERR_FRAME_TRUNCATED, ex.ERR_FRAME_NOT_JSON,
-	ex.ERR_FRAME_TRAILING, ex.ERR_BODY_TOO_DEEP, ex.after_bad, ex.shape, ex.rejected }
+mc.experts = experts
 
 mc.prefs.port = Pref.uint("Handshake TCP port", PORT_DEFAULT,
 	"The TCP port of handshake daemons (MC_HANDSHAKE_PORT); other ports are tried heuristically")
@@ -133,7 +128,6 @@ local f_fin = Field.new("tcp.flags.fin")
 local f_rst = Field.new("tcp.flags.reset")
 local f_syn = Field.new("tcp.flags.syn")
 local f_ack = Field.new("tcp.flags.ack")
-local f_payload_len = Field.new("tcp.len")
 
 local json_dissector = Dissector.get("json")
 
@@ -265,6 +259,8 @@ local function read_string(s, i)
 	end
 end
 
+local LITERALS = { { "true", "bool", true }, { "false", "bool", false }, { "null", "null" } }
+
 local read_value
 
 local function read_container(s, i, depth, open)
@@ -326,10 +322,10 @@ read_value = function(s, i, depth)
 		end
 		return { t = "number", s = i, e = i + #text - 1, v = v, text = text }, i + #text
 	end
-	for word, val in pairs({ ["true"] = true, ["false"] = false, null = "null" }) do
+	for _, lit in ipairs(LITERALS) do
+		local word = lit[1]
 		if s:sub(i, i + #word - 1) == word then
-			return { t = val == "null" and "null" or "bool", s = i, e = i + #word - 1,
-				v = val }, i + #word
+			return { t = lit[2], s = i, e = i + #word - 1, v = lit[3] }, i + #word
 		end
 	end
 	if i > #s then jfail("ERR_FRAME_NOT_JSON", i - 1, "unexpected end of data") end
@@ -412,10 +408,12 @@ end
 
 -- A decimal integer text as UInt64 (addresses do not fit a double).
 local function uint64_of(node)
-	if node.t ~= "number" or not node.text:find("^%d+$") or #node.text > 20 then return nil end
+	local text = node.t == "number" and node.text or ""
+	if not text:find("^%d+$") or #text > 20 or (#text == 20 and text > "18446744073709551615") then
+		return nil
+	end
 	local v = UInt64.new(0)
-	for d in node.text:gmatch("%d") do v = v * 10 + tonumber(d) end
-	if #node.text == 20 and node.text > "18446744073709551615" then return nil end
+	for d in text:gmatch("%d") do v = v * 10 + tonumber(d) end
 	return v
 end
 
@@ -503,11 +501,13 @@ local function dissect_metadata(tree, body_tvb, obj, info)
 	local name = add_string(tree, body_tvb, obj, "name", pf.md_name)
 	add_string(tree, body_tvb, obj, "protocol", pf.md_protocol)
 	add_string(tree, body_tvb, obj, "timestamp", pf.md_timestamp)
-	local port = member(obj, "tcp_data_port")
-	if port and integer_in(port, -2147483648, 2147483647) then
-		tree:add(pf.md_tcp_data_port, range_of(body_tvb, port), Int64.new(port.v))
-	elseif port then
-		shape(tree, body_tvb, port, "tcp_data_port: not a 32-bit integer")
+	for _, k in ipairs({ "tcp_data_port", "tcp_proto_version" }) do
+		local v = member(obj, k)
+		if v and integer_in(v, -2147483648, 2147483647) then
+			tree:add(pf["md_" .. k], range_of(body_tvb, v), Int64.new(v.v))
+		elseif v then
+			shape(tree, body_tvb, v, k .. ": not a 32-bit integer")
+		end
 	end
 	for _, k in ipairs({ "devices", "buffers" }) do
 		local arr = member(obj, k)
@@ -520,7 +520,8 @@ local function dissect_metadata(tree, body_tvb, obj, info)
 		end
 	end
 	if name and name ~= "" then info[#info + 1] = name end
-	return { name = 1, protocol = 1, timestamp = 1, tcp_data_port = 1, devices = 1, buffers = 1 }
+	return { name = 1, protocol = 1, timestamp = 1, tcp_data_port = 1, tcp_proto_version = 1,
+		devices = 1, buffers = 1 }
 end
 
 local function dissect_notify(tree, body_tvb, obj, info)
@@ -544,7 +545,7 @@ local function other_keys(tree, body_tvb, obj, known)
 	for _, v in ipairs(obj.items) do
 		if not known[v.key.v] then
 			local text = v.t == "string" and v.v or v.text or tostring(v.v)
-			if v.t == "object" or v.t == "array" then text = v.t end
+			if v.t ~= "string" and v.t ~= "number" and v.t ~= "bool" then text = v.t end
 			tree:add(pf.member, range_of(body_tvb, v), v.key.v .. ": " .. text)
 		end
 	end

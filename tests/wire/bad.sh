@@ -70,16 +70,7 @@ test_bad() {
 	bad_case "length 1 MiB exactly (the limit: fine)" - fin "$(le64 1048576)" '\x03{}' "$ws"
 	bad_case "length 1 MiB + 1 with its bytes" - fin "$(le64 1048577)" '\x03{}' "$ws" ' '
 
-	if ! "$PCAPGEN" pcap "$T/bad.pcap" <"$T/bad.script" 2>"$T/bad.err"; then
-		not_ok "pcapgen writes the bad-frame capture"
-		diag "$T/bad.err"
-		return
-	fi
-	if ! dissect "$T/bad.pcap" >"$T/bad.frames" 2>"$T/bad.err"; then
-		not_ok "tshark dissects the bad-frame capture"
-		diag "$T/bad.err"
-		return
-	fi
+	pcap_and_dissect bad || return 0
 	local i last=$((${#bad_names[@]} - 1))
 	for i in "${!bad_names[@]}"; do check_bad "$T/bad.frames" "$i"; done
 	if grep -q "^${bad_keys[2]}	A" "$T/bad.frames"; then

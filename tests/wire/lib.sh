@@ -61,6 +61,24 @@ dissect() {
 	frames_of <"$T/tshark.out"
 }
 
+# pcap_and_dissect NAME [TSHARK-ARGS...]: $T/NAME.script through pcapgen
+# into $T/NAME.pcap, and that through dissect into $T/NAME.frames; a
+# failure is reported (not ok) and returns 1.
+pcap_and_dissect() {
+	local name=$1
+	shift
+	if ! "$PCAPGEN" pcap "$T/$name.pcap" <"$T/$name.script" 2>"$T/$name.err"; then
+		not_ok "pcapgen writes the $name capture"
+		diag "$T/$name.err"
+		return 1
+	fi
+	if ! dissect "$T/$name.pcap" "$@" >"$T/$name.frames" 2>"$T/$name.err"; then
+		not_ok "tshark dissects the $name capture"
+		diag "$T/$name.err"
+		return 1
+	fi
+}
+
 # tshark's lines -> one record per frame, keyed by stream:source-port:
 #   KEY G TYPE JSON ROLE    a good frame
 #   KEY E ERR_NAME          a bad one ("(no expert info)" appended if its
