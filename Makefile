@@ -63,7 +63,7 @@ QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
 
-.PHONY: all unit check-layers compat vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
+.PHONY: all unit check-layers compat wire-test vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -76,13 +76,15 @@ help:
 	@echo "make check-layers  the layer rules of README's Layout (tools/check-layers)"
 	@echo "make vmtest     the tests that need rdma_rxe, in the lab VM (one boot per kernel)"
 	@echo "make compat     the message bodies against Mooncake's JSON library"
+	@echo "make wire-test  the Wireshark dissector through tshark: golden frames, bad frames, loopback captures"
 	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
 	@echo "make valgrind   unit tests under valgrind"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS=$(FUZZ_SECONDS) each"
 	@echo "make quirks     docs/quirks.md: qplab quirks in the lab VM, per kernel and per quirk profile"
 	@echo "make bench      benchmarks (prints figures)"
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR): libqphs, qphs.h and qphs/*.h (error log config"
-	@echo "                json frame addr body daemon client rdma probe), qphs.pc, qplab, netns/, scenarios/"
+	@echo "                json frame addr body daemon client rdma probe), qphs.pc, qplab, netns/, scenarios/,"
+	@echo "                the Wireshark dissector (share/qplab/wireshark/mooncake.lua)"
 
 # Include paths per target (the layer rules of README's Layout): lib/ sees
 # its own folders, everything else sees lib/include only, plus its own.
@@ -161,6 +163,7 @@ check-layers: $(BUILD)/tools/check-layers $(BUILD)/gen/unit_suites.h $(BUILD)/ge
 check: deps-check
 	$(MAKE) unit
 	$(MAKE) compat
+	$(MAKE) wire-test
 	$(MAKE) vmtest
 
 # The tests that need real rxe: one VM boot per lab kernel, the full set on
@@ -172,6 +175,15 @@ vmtest: deps-check all $(BUILD)/tests/rdma
 # library Mooncake links (tests/compat/run.sh).
 compat: deps-check $(STATIC_LIB)
 	BUILD=$(BUILD) tests/compat/run.sh
+
+# The Wireshark dissector (wireshark/mooncake.lua) through tshark, against
+# qplab hs decode: synthetic captures built by tests/wire/pcapgen, and
+# loopback captures of hs send and hs serve (tests/wire/run.sh).
+$(BUILD)/tests/pcapgen: tests/wire/pcapgen.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS) -o $@ $< $(LDFLAGS)
+wire-test: deps-check $(QPLAB) $(BUILD)/tests/pcapgen
+	BUILD=$(BUILD) tests/wire/run.sh
 
 sanitize: deps-check
 	$(MAKE) BUILD=build/sanitize SANITIZE=1 QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-3} unit
@@ -237,7 +249,8 @@ $(BUILD)/qphs.pc: Makefile
 
 install: all $(BUILD)/qphs.pc
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/qphs $(DESTDIR)$(BINDIR) \
-	  $(DESTDIR)$(LIBEXECDIR)/qplab $(DESTDIR)$(DATADIR)/qplab/scenarios
+	  $(DESTDIR)$(LIBEXECDIR)/qplab $(DESTDIR)$(DATADIR)/qplab/scenarios \
+	  $(DESTDIR)$(DATADIR)/qplab/wireshark
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libqphs.a
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/libqphs.so.$(VERSION)
 	ln -sf libqphs.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libqphs.so.0
@@ -246,6 +259,7 @@ install: all $(BUILD)/qphs.pc
 	install -m 644 lib/include/qphs.h $(DESTDIR)$(INCLUDEDIR)/qphs.h
 	install -m 644 lib/include/qphs/*.h $(DESTDIR)$(INCLUDEDIR)/qphs/
 	install -m 755 $(QPLAB) $(DESTDIR)$(BINDIR)/qplab
+	install -m 644 wireshark/mooncake.lua $(DESTDIR)$(DATADIR)/qplab/wireshark/mooncake.lua
 	@for f in netns/*; do [ -f "$$f" ] || continue; \
 	  echo "install $$f"; install -m 755 "$$f" $(DESTDIR)$(LIBEXECDIR)/qplab/; done
 	@if [ -n "$$(ls scenarios 2>/dev/null)" ]; then cp -R scenarios/. $(DESTDIR)$(DATADIR)/qplab/scenarios/; fi

@@ -14,7 +14,7 @@ PACKAGES=(
 	gcc make pkg-config libc6-dev libjson-c-dev libibverbs-dev librdmacm-dev
 	# tests
 	check libsubunit-dev g++ libjsoncpp-dev valgrind clang libclang-rt-14-dev
-	shellcheck
+	shellcheck tshark tcpdump
 	# the lab
 	qemu-system-x86 busybox-static kmod cpio xz-utils rdma-core ibverbs-utils
 	ibverbs-providers rdmacm-utils iproute2 iputils-ping procps perl-base python3-minimal
@@ -82,6 +82,9 @@ if [ -n "$missing" ]; then
 	fi
 	echo "deps.sh: installing:" $missing
 	export DEBIAN_FRONTEND=noninteractive
+	# tshark's package asks whether users outside group wireshark may
+	# capture (a setuid dumpcap); the answer is no: the tests capture as root.
+	echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections
 	# shellcheck disable=SC2086
 	if ! apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1; then
 		apt-get update -qq

@@ -80,6 +80,7 @@ static const struct layer layers[] = {
 	{"tests/rdma", "-Ilib/include -Ilib -Itests/unit -Itests/rdma",
 	 "tests/unit lib/setup lib/probe lib/rdma lib/hs lib/codec lib/base lib/include"},
 	{"tests/compat", "-Ilib/include -Ilib", "lib/codec lib/base lib/include"},
+	{"tests/wire", "", ""},
 };
 #define NLAYERS (sizeof(layers) / sizeof(layers[0]))
 
