@@ -63,7 +63,7 @@ QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
 
-.PHONY: all unit check-layers compat wire-test vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
+.PHONY: all unit check-layers compat mooncake-diff wire-test vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -76,6 +76,7 @@ help:
 	@echo "make check-layers  the layer rules of README's Layout (tools/check-layers)"
 	@echo "make vmtest     the tests that need rdma_rxe, in the lab VM (one boot per kernel)"
 	@echo "make compat     the message bodies against Mooncake's JSON library"
+	@echo "make mooncake-diff MOONCAKE_BUILD=DIR  our segment descriptor through Mooncake's own decoder (else SKIP)"
 	@echo "make wire-test  the Wireshark dissector through tshark: golden frames, bad frames, loopback captures"
 	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
 	@echo "make valgrind   unit tests under valgrind"
@@ -175,6 +176,15 @@ vmtest: deps-check all $(BUILD)/tests/rdma
 # library Mooncake links (tests/compat/run.sh).
 compat: deps-check $(STATIC_LIB)
 	BUILD=$(BUILD) tests/compat/run.sh
+	$(MAKE) mooncake-diff
+
+# Our segment descriptor against a real Mooncake build's decodeSegmentDesc
+# and RdmaTransport::selectDevice, in the lab VM (tests/mooncake/
+# segment-diff.sh): MOONCAKE_BUILD=DIR names the build; without it, a SKIP
+# with the reason.
+MOONCAKE_BUILD ?=
+mooncake-diff: all
+	QPLAB_BUILD=$(abspath $(BUILD)) tests/mooncake/segment-diff.sh $(MOONCAKE_BUILD)
 
 # The Wireshark dissector (wireshark/mooncake.lua) through tshark, against
 # qplab hs decode: synthetic captures built by tests/wire/pcapgen, and
