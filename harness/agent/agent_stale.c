@@ -3,7 +3,8 @@
  * current QP set and of the one before (a reconnect — disconnect and
  * connect, or the peer's restart — builds new QPs), and `raw_frame` with
  * kind "stale_ack" re-sends to that peer the ready-ACK of the previous set:
- * the second Connection request of SPEC §4 ("ready_ack": true), with the old
+ * the second Connection request of the ready-ACK exchange ("ready_ack": true,
+ * as Mooncake's RdmaEndPoint::sendReadyAck sends it), with the old
  * qp_num.  A correct peer refuses it with Mooncake's text ("Received stale
  * RDMA ready ACK with mismatched peer QP numbers").
  */

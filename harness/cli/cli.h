@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-/* Exit codes shared by every subcommand (DESIGN.md). */
+/* Exit codes shared by every subcommand: 0 success, 1 failure, 2 usage. */
 enum {
 	QPLAB_EXIT_OK = 0,
 	QPLAB_EXIT_FAIL = 1,

@@ -52,10 +52,10 @@ static void serve_usage(FILE *out)
 		"A Mooncake-compatible handshake peer without RDMA.  Prints\n"
 		"'listening on ADDR:PORT' first (PORT 0 = a random port in\n"
 		"[MC_MIN_RPC_PORT, MC_MAX_RPC_PORT]), logs one line per request on\n"
-		"stderr, and runs until SIGINT or SIGTERM.  Probe, Notify and Metadata\n"
-		"get SPEC answers; Connection gets --reply FILE verbatim or a built-in\n"
-		"HandShakeDesc mirroring the request's nic paths, one QP number (1000,\n"
-		"1001, ...) per requested QP.\n\n"
+		"stderr, and runs until SIGINT or SIGTERM.  Probe and Notify get\n"
+		"Mooncake's answers, Metadata a fixed segment descriptor; Connection gets\n"
+		"--reply FILE verbatim or a built-in HandShakeDesc mirroring the\n"
+		"request's nic paths, one QP number (1000, 1001, ...) per requested QP.\n\n"
 		"--fault KIND (and the client error it must produce; the names are the\n"
 		"FAULT column of the error table):\n");
 	print_faults(out);

@@ -1,5 +1,5 @@
 /*
- * Agent replies -> facts.  Decoding is strict (STYLE 3): a key of the wrong
+ * Agent replies -> facts.  Decoding is strict: a key of the wrong
  * JSON type is an error naming it, never a plausible default; a key that is
  * absent or null leaves the fact "not collected".
  */

@@ -1,7 +1,8 @@
 /*
  * One RDMA device: port state, LID, GID index, PD, CQ, the check region;
  * it starts the async-event thread (events.c).  The active MTU is read here
- * at open for the record, and read again by every connect (SPEC §7): an MTU
+ * at open for the record, and read again by every connect (ours; Mooncake
+ * reads it once, in RdmaContext::openRdmaDevice): an MTU
  * lowered after open must not produce a path MTU above it.
  */
 #include <errno.h>

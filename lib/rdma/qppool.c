@@ -12,7 +12,7 @@
  *
  * What a pool QP is: created with the context's caps, never modified.  Its
  * number has never been on the wire, so taking one is the same, for the
- * peer and for SPEC §5's reset policies, as creating one: `reconstruct`
+ * peer and for the reset policies, as creating one: `reconstruct`
  * still gets new QP numbers.  Only QPs whose number was never sent come
  * back (qphs__qp_give with fresh set); every other QP is destroyed.
  *

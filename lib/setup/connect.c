@@ -1,5 +1,5 @@
 /*
- * Active setup (SPEC §4; Mooncake's setupConnectionsByActive) and our
+ * Active setup (Mooncake's RdmaEndPoint::setupConnectionsByActive) and our
  * simultaneous-open retry.
  *
  * One attempt: the caller that finds the endpoint UNCONNECTED becomes its

@@ -1,5 +1,5 @@
 /* The ready-ACK exchange with peers that do not speak it, and MTU
- * negotiation with qphs_path_mtu (SPEC §4, §7). */
+ * negotiation with qphs_path_mtu. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Rejections (SPEC §4, §6): the passive side refuses before touching a QP,
+/* Rejections: the passive side refuses before touching a QP,
  * the active side gets ERR_REJECT_HANDSHAKE with the peer's reply_msg —
  * Mooncake's text as an exact prefix, our detail in brackets — and no QP is
  * left half way on either side. */

@@ -1,4 +1,4 @@
-/* Simultaneous open (SPEC §4): a and b connect to each other at the same
+/* Simultaneous open: a and b connect to each other at the same
  * moment, round after round.  Every round must end with exactly one QP set
  * per side, all RTS, each side's peer QPNs equal to the other's QPNs, and
  * (checked every 10th round) data flowing; no QP of this process leaks. */

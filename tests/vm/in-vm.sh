@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# in-vm.sh -- the one in-VM driver of the lab self-tests (DESIGN.md,
-# "Testing in the VM"). Runs every phase in tests/vm/phases/ whose
-# "# sets:" line names the chosen set, in name order, in this one boot;
-# prints TAP with each phase's wall time. New phases: drop an executable
-# NN-name.sh with a "# sets: smoke full" (or "# sets: full") line there.
+# in-vm.sh -- the one in-VM driver of the lab self-tests. Runs every phase
+# in tests/vm/phases/ whose "# sets:" line names the chosen set, in name
+# order, in this one boot; prints TAP with each phase's wall time. New
+# phases: drop an executable NN-name.sh with a "# sets: smoke full" (or
+# "# sets: full") line there.
 #
 # Usage: in-vm.sh [--set smoke|full] [--only NAME]...
 set -eu -o pipefail

@@ -18,7 +18,7 @@
  *
  * What reaches a handler.  Bad frames and bodies that are not JSON are
  * closed without a reply before any handler runs (one "[Handshake]" log line
- * and a counter each).  Bodies are shape-checked for their type (SPEC §2):
+ * and a counter each).  Bodies are shape-checked for their type:
  * a Connection body of the wrong shape is answered by the daemon itself with
  * a reply whose reply_msg names the key and the problem; a Probe, Notify or
  * Metadata body of the wrong shape is closed without a reply.  So a handler
@@ -107,10 +107,10 @@ QPHS_EXPORT void qphs_request_close(struct qphs_request *req);
 
 /* Completes req as failed (added).  A Connection or old-protocol request
  * gets a reply whose reply_msg is text (copied; NULL or "" gives
- * "Handshake callback failed: <code>", SPEC §6) and whose nic paths are the
- * request's, swapped; any other request has no body to carry an error and
- * is closed without a reply.  Any thread; req is freed.  Returns as
- * qphs_request_reply. */
+ * "Handshake callback failed: <code>", Mooncake's text) and whose nic paths
+ * are the request's, swapped; any other request has no body to carry an
+ * error and is closed without a reply.  Any thread; req is freed.  Returns
+ * as qphs_request_reply. */
 QPHS_EXPORT int qphs_request_fail(struct qphs_request *req, int code,
 				  const char *text);
 

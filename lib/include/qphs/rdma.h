@@ -1,5 +1,5 @@
 /*
- * qphs/rdma.h — RDMA devices and endpoints (SPEC §4-§7).
+ * qphs/rdma.h — RDMA devices and endpoints.
  *
  * Three handles:
  *
@@ -133,7 +133,7 @@ QPHS_EXPORT int qphs_context_fill_qp_pool(struct qphs_context *ctx, int timeout_
 QPHS_EXPORT const char *qphs_context_errstr(const struct qphs_context *ctx);
 
 /* Active setup towards peer_nic_path (borrowed): creates or reuses the
- * endpoint, runs the handshake (SPEC §4) and brings every QP to RTS.
+ * endpoint, runs the handshake and brings every QP to RTS.
  * Simultaneous open is resolved here: a connect that finds its endpoint
  * retired retries after a randomised backoff, up to cfg->connect_attempts.
  * *out receives a reference (qphs_endpoint_put) on success, and also on
