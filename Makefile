@@ -63,7 +63,7 @@ QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
 
-.PHONY: all unit check-layers compat mooncake-diff wire-test vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
+.PHONY: all unit check-layers compat mooncake-diff wire-test ci-validate vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -77,6 +77,7 @@ help:
 	@echo "make vmtest     the tests that need rdma_rxe, in the lab VM (one boot per kernel)"
 	@echo "make compat     the message bodies against Mooncake's JSON library"
 	@echo "make mooncake-diff MOONCAKE_BUILD=DIR  our segment descriptor through Mooncake's own decoder (else SKIP)"
+	@echo "make ci-validate  the Vagrantfile and .github/workflows through vagrant validate and action-validator"
 	@echo "make wire-test  the Wireshark dissector through tshark: golden frames, bad frames, loopback captures"
 	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
 	@echo "make valgrind   unit tests under valgrind"
@@ -165,7 +166,13 @@ check: deps-check
 	$(MAKE) unit
 	$(MAKE) compat
 	$(MAKE) wire-test
+	$(MAKE) ci-validate
 	$(MAKE) vmtest
+
+# The Vagrantfile, the CI workflow and the Vagrant inventory, checked by
+# their own tools (tests/ci/validate.sh: vagrant validate, action-validator).
+ci-validate: deps-check
+	tests/ci/validate.sh
 
 # The tests that need real rxe: one VM boot per lab kernel, the full set on
 # the newest, the smoke set on the others (tests/vm/run-selftests.sh).

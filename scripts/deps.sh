@@ -5,6 +5,9 @@
 #   scripts/deps.sh --check    list what is missing; exit 1 if anything is
 #   scripts/deps.sh --ensure   what `make` runs: install when root, otherwise
 #                              print the exact command and exit 1
+#   scripts/deps.sh --host     a lab host of the hosts backend (a Vagrant VM, a
+#                              server with real NICs): only what builds and runs
+#                              qplab there; no qemu, no lab kernels, no test tools
 set -eu -o pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,7 +25,42 @@ PACKAGES=(
 	hyperfine
 	# lab-kernels.sh
 	apt dpkg ca-certificates
+	# make ci-validate: the Vagrantfile (vagrant validate), the CI workflow
+	# (an npm validator: nodejs below, the package in NPM_TOOLS)
+	vagrant nodejs
 )
+
+# A lab host (--host): build qplab, run its agent, Soft-RoCE.
+HOST_PACKAGES=(
+	gcc make pkg-config libc6-dev libjson-c-dev libibverbs-dev librdmacm-dev
+	kmod rdma-core ibverbs-utils ibverbs-providers iproute2 procps
+)
+
+# npm packages the tests run, pinned, installed into NPM_PREFIX (the
+# machine's, like the lab kernels: nothing goes into the checkout).
+NPM_PREFIX=${QPLAB_NPM_PREFIX:-/var/cache/qplab/npm}
+NPM_TOOLS=(@action-validator/cli@0.6.0)
+
+npm_missing() {
+	local t name
+	for t in "${NPM_TOOLS[@]}"; do
+		name=${t%@*}
+		[ -f "$NPM_PREFIX/node_modules/$name/package.json" ] &&
+			grep -q "\"version\": *\"${t##*@}\"" "$NPM_PREFIX/node_modules/$name/package.json" ||
+			printf '%s\n' "$t"
+	done
+}
+
+install_npm_tools() {
+	local missing
+	missing=$(npm_missing)
+	[ -n "$missing" ] || return 0
+	command -v npm >/dev/null 2>&1 || { echo "deps.sh: npm missing (Debian: npm, or nodejs from NodeSource)" >&2; exit 1; }
+	echo "deps.sh: installing into $NPM_PREFIX:" $missing
+	mkdir -p "$NPM_PREFIX"
+	# shellcheck disable=SC2086
+	npm install --prefix "$NPM_PREFIX" --no-audit --no-fund --silent $missing
+}
 
 missing_packages() {
 	local p status
@@ -38,6 +76,9 @@ kernels_missing() {
 }
 
 mode=${1:-install}
+if [ "$mode" = --host ]; then
+	PACKAGES=("${HOST_PACKAGES[@]}")
+fi
 case "$mode" in
 --check)
 	missing=$(missing_packages)
@@ -50,11 +91,16 @@ case "$mode" in
 		echo "missing lab kernels: run scripts/lab-kernels.sh"
 		rc=1
 	fi
+	missing=$(npm_missing)
+	if [ -n "$missing" ]; then
+		echo "missing npm tools in $NPM_PREFIX:" $missing
+		rc=1
+	fi
 	exit $rc
 	;;
 --ensure)
 	missing=$(missing_packages)
-	if [ -z "$missing" ] && ! kernels_missing; then
+	if [ -z "$missing" ] && ! kernels_missing && [ -z "$(npm_missing)" ]; then
 		exit 0
 	fi
 	if [ "$(id -u)" != 0 ]; then
@@ -63,9 +109,9 @@ case "$mode" in
 		exit 1
 	fi
 	;;
-install | --install) ;;
+install | --install | --host) ;;
 -h | --help)
-	sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0
 	;;
 *)
@@ -92,6 +138,10 @@ if [ -n "$missing" ]; then
 		apt-get install -y -qq --no-install-recommends $missing
 	fi
 fi
+if [ "$mode" = --host ]; then
+	exit 0
+fi
+install_npm_tools
 if [ -x "$here/lab-kernels.sh" ]; then
 	"$here/lab-kernels.sh"
 fi

@@ -4,10 +4,11 @@
 # ACTIVE, and qplab installed.  Safe to run again: what is already there is
 # checked, not made twice.
 #
-# Usage: provision-host.sh --netdev IF [--device NAME] [--source DIR]
+# Usage: provision-host.sh --netdev IF|--address ADDR [--device NAME] [--source DIR]
 #                          [--prefix DIR] [--in-place] [--no-install] [--timeout S]
 #
 #   --netdev IF     the lab NIC (the private network; never the one ssh uses)
+#   --address ADDR  or: the lab NIC is the one holding this IP address
 #   --device NAME   the rxe device to create on it (default rxe_IF)
 #   --source DIR    a qplab checkout to build and install from (default: the
 #                   checkout this script is in)
@@ -23,7 +24,7 @@
 set -eu -o pipefail
 
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
-netdev="" device="" source=$(cd "$here/.." && pwd) prefix=/usr/local install=1 timeout=10 in_place=0
+netdev="" address="" device="" source=$(cd "$here/.." && pwd) prefix=/usr/local install=1 timeout=10 in_place=0
 
 usage() { sed -n '/^# Usage:/,/^# Exit status/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "provision-host: $*" >&2; exit 1; }
@@ -33,6 +34,7 @@ say() { echo "provision-host: $*"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--netdev) [ $# -ge 2 ] || bad "--netdev needs a value"; netdev=$2; shift ;;
+	--address) [ $# -ge 2 ] || bad "--address needs a value"; address=$2; shift ;;
 	--device) [ $# -ge 2 ] || bad "--device needs a value"; device=$2; shift ;;
 	--source) [ $# -ge 2 ] || bad "--source needs a value"; source=$2; shift ;;
 	--prefix) [ $# -ge 2 ] || bad "--prefix needs a value"; prefix=$2; shift ;;
@@ -44,7 +46,13 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ -n "$netdev" ] || bad "--netdev is required"
+if [ -n "$address" ]; then
+	[ -z "$netdev" ] || bad "--netdev or --address, not both"
+	case $address in *[!0-9a-fA-F.:]* | "") bad "--address '$address' is not an IP address" ;; esac
+	netdev=$(ip -o addr show | awk -v a="$address" '{ split($4, p, "/"); if (p[1] == a) { print $2; exit } }')
+	[ -n "$netdev" ] || die "no netdev holds the address $address"
+fi
+[ -n "$netdev" ] || bad "--netdev or --address is required"
 case $netdev in *[!A-Za-z0-9._-]* | "") bad "--netdev '$netdev' is not a netdev name" ;; esac
 device=${device:-rxe_$netdev}
 case $device in *[!A-Za-z0-9._-]*) bad "--device '$device' is not a device name" ;; esac
