@@ -63,7 +63,7 @@ QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
 
-.PHONY: all unit check-layers compat mooncake-diff wire-test ci-validate vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
+.PHONY: all unit check-layers lint-shell compat mooncake-diff wire-test ci-validate vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -72,8 +72,9 @@ help:
 	@echo "make            build $(STATIC_LIB), $(SHARED_LIB), $(QPLAB)"
 	@echo "make check      the test command: unit tests, then the lab self-tests"
 	@echo "make lab        the scenario catalogue on the best backend"
-	@echo "make unit       Check unit tests only (no RDMA, no root), then check-layers"
+	@echo "make unit       Check unit tests only (no RDMA, no root), then check-layers and lint-shell"
 	@echo "make check-layers  the layer rules of README's Layout (tools/check-layers)"
+	@echo "make lint-shell every tracked shell script through shellcheck; set -eu in netns/"
 	@echo "make vmtest     the tests that need rdma_rxe, in the lab VM (one boot per kernel)"
 	@echo "make compat     the message bodies against Mooncake's JSON library"
 	@echo "make mooncake-diff MOONCAKE_BUILD=DIR  our segment descriptor through Mooncake's own decoder (else SKIP)"
@@ -149,7 +150,7 @@ $(BUILD)/tests/rdma: $(RDMA_OBJ) $(BUILD)/obj/tests/unit/unit_common.o $(STATIC_
 deps-check:
 	@scripts/deps.sh --ensure
 
-unit: deps-check all $(BUILD)/tests/unit check-layers
+unit: deps-check all $(BUILD)/tests/unit check-layers lint-shell
 	QPLAB_BUILD=$(BUILD) $(TEST_PREFIX) $(BUILD)/tests/unit
 	tests/docs/readme-catalogue.sh .
 
@@ -161,6 +162,9 @@ $(BUILD)/tools/check-layers: tools/check-layers.c
 check-layers: $(BUILD)/tools/check-layers $(BUILD)/gen/unit_suites.h $(BUILD)/gen/rdma_suites.h
 	$(BUILD)/tools/check-layers --cc "$(CC)" --gen $(BUILD)/gen --ignore $(BUILD)
 	tests/layers/run.sh $(BUILD)/tools/check-layers
+
+lint-shell:
+	tests/lint/shell.sh .
 
 check: deps-check
 	$(MAKE) unit

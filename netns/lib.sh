@@ -94,11 +94,26 @@ nap() { # seconds (fractions allowed)
 	read -r -t "$1" -u "$QPLAB_NAPFD" _ || true
 }
 
-# QPLAB_TIME_MULTIPLIER rounded up to a whole number (at least 1).
+# QPLAB_TIME_MULTIPLIER rounded up to a whole number: 1 to 100, as qplab
+# accepts it (a decimal: digits, at most one '.').  check_time_mult refuses
+# anything else as a usage error; time_mult assumes it was checked.
+check_time_mult() {
+	local m=${QPLAB_TIME_MULTIPLIER-1} w f
+	case $m in
+	'' | *[!0-9.]* | *.*.* | . | .*) usage_error "QPLAB_TIME_MULTIPLIER=$m is not a number (accepted: 1 to 100)" ;;
+	esac
+	w=${m%%.*} f=${m#"$w"}
+	f=${f#.}
+	w=$((10#$w))
+	if [ "$w" -lt 1 ] || [ "$w" -gt 100 ] || { [ "$w" = 100 ] && [ -n "${f//0/}" ]; }; then
+		usage_error "QPLAB_TIME_MULTIPLIER=$m is out of range (accepted: 1 to 100)"
+	fi
+}
 time_mult() {
 	local m=${QPLAB_TIME_MULTIPLIER:-1} w
 	w=${m%%.*}
 	case $w in '' | *[!0-9]*) w=1 ;; esac
+	w=$((10#$w))
 	[ "$m" = "$w" ] || w=$((w + 1))
 	[ "$w" -ge 1 ] || w=1
 	echo "$w"

@@ -56,7 +56,7 @@ install_npm_tools() {
 	missing=$(npm_missing)
 	[ -n "$missing" ] || return 0
 	command -v npm >/dev/null 2>&1 || { echo "deps.sh: npm missing (Debian: npm, or nodejs from NodeSource)" >&2; exit 1; }
-	echo "deps.sh: installing into $NPM_PREFIX:" $missing
+	echo "deps.sh: installing into $NPM_PREFIX: $missing"
 	mkdir -p "$NPM_PREFIX"
 	# shellcheck disable=SC2086
 	npm install --prefix "$NPM_PREFIX" --no-audit --no-fund --silent $missing
@@ -84,7 +84,7 @@ case "$mode" in
 	missing=$(missing_packages)
 	rc=0
 	if [ -n "$missing" ]; then
-		echo "missing packages:" $missing
+		echo "missing packages: $missing"
 		rc=1
 	fi
 	if kernels_missing; then
@@ -93,7 +93,7 @@ case "$mode" in
 	fi
 	missing=$(npm_missing)
 	if [ -n "$missing" ]; then
-		echo "missing npm tools in $NPM_PREFIX:" $missing
+		echo "missing npm tools in $NPM_PREFIX: $missing"
 		rc=1
 	fi
 	exit $rc
@@ -123,10 +123,10 @@ esac
 missing=$(missing_packages)
 if [ -n "$missing" ]; then
 	if [ "$(id -u)" != 0 ]; then
-		echo "deps.sh: must run as root to install:" $missing >&2
+		echo "deps.sh: must run as root to install: $missing" >&2
 		exit 1
 	fi
-	echo "deps.sh: installing:" $missing
+	echo "deps.sh: installing: $missing"
 	export DEBIAN_FRONTEND=noninteractive
 	# tshark's package asks whether users outside group wireshark may
 	# capture (a setuid dumpcap); the answer is no: the tests capture as root.

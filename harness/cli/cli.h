@@ -39,6 +39,21 @@ const char *qplab_script_dir(void);
 /* Prints "qplab: " + message to stderr; returns QPLAB_EXIT_USAGE. */
 int qplab_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* QPLAB_TIME_MULTIPLIER: how much longer every deadline and upper time
+ * bound of the lab may be (TCG, sanitizers, valgrind).  A decimal number
+ * from QPLAB_TIME_MULT_MIN to QPLAB_TIME_MULT_MAX; unset is 1.  _parse
+ * reads s (NULL = unset); the other reads the environment.  Both return 0
+ * with *out set, or -1 with "QPLAB_TIME_MULTIPLIER=... is not a number /
+ * out of range (accepted: 1 to 100)" in err. */
+#define QPLAB_TIME_MULT_MIN 1
+#define QPLAB_TIME_MULT_MAX 100
+int qplab_time_multiplier_parse(const char *s, double *out, char *err, size_t errlen);
+int qplab_time_multiplier(double *out, char *err, size_t errlen);
+/* ms * mult, clamped to 0..QPLAB_MAX_DEADLINE_MS: every scaled deadline
+ * fits an int of milliseconds (poll, the agent protocol). */
+#define QPLAB_MAX_DEADLINE_MS 2000000000L
+long qplab_scaled_ms(long ms, double mult);
+
 /* Installs the log handler that writes library lines to stderr. */
 void qplab_log_to_stderr(int verbose);
 

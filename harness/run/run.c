@@ -228,6 +228,7 @@ int cmd_run(int argc, char **argv)
 	struct qplab_errors errs = {0};
 	char err[512], dflt[4200];
 	const char *paths[1];
+	double mult;
 	int rc;
 
 	if (qplab_run_parse_args(argc, argv, &o, err, sizeof(err)))
@@ -236,6 +237,8 @@ int cmd_run(int argc, char **argv)
 		qplab_run_usage(stdout);
 		return QPLAB_EXIT_OK;
 	}
+	if (qplab_time_multiplier(&mult, err, sizeof(err)))
+		return qplab_usage_error("run: %s", err);
 	if (o.backend == QPLAB_BACKEND_HOSTS)
 		return qplab_usage_error("run: --backend hosts is reserved for real machines and not available yet");
 	snprintf(dflt, sizeof(dflt), "%s/scenarios", qplab_root());

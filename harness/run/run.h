@@ -58,7 +58,7 @@ struct run_topo {
 
 /* Monotonic milliseconds. */
 double run_now_ms(void);
-/* QPLAB_TIME_MULTIPLIER (>= 1). */
+/* QPLAB_TIME_MULTIPLIER, 1..100 (cmd_run refuses any other value). */
 double run_mult(void);
 
 /* Runs argv (NULL-ended) and captures stdout into *out (malloc'd, caller

@@ -17,6 +17,7 @@
 
 #include "qphs/body.h"
 #include "qphs/error.h"
+#include "cli/cli.h"
 #include "run.h"
 #include "run_spawn.h"
 
@@ -30,12 +31,15 @@ double run_now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* cmd_run refused an invalid value before anything ran (a usage error). */
 double run_mult(void)
 {
-	const char *m = getenv("QPLAB_TIME_MULTIPLIER");
-	double v = m ? atof(m) : 1;
+	static double m = -1;
+	char err[160];
 
-	return v >= 1 ? v : 1;
+	if (m < 0 && qplab_time_multiplier(&m, err, sizeof(err)))
+		m = 1;
+	return m;
 }
 
 /* advertise gid "zero" and "unowned" (docs/scenarios.md) become GID

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "qphs/error.h"
+#include "cli/cli.h"
 #include "run.h"
 
 /* Default deadlines (ms) before QPLAB_TIME_MULTIPLIER. */
@@ -14,7 +15,7 @@ enum { DL_CONNECT = 15000, DL_DATAPATH = 10000, DL_REPORT = 5000, DL_READY = 100
 
 static int scaled(int step_ms, int dflt)
 {
-	return (int)((step_ms > 0 ? step_ms : dflt) * run_mult());
+	return (int)qplab_scaled_ms((step_ms > 0 ? step_ms : dflt), run_mult());
 }
 
 static const char *path_of(struct run_state *s, int h)
@@ -121,7 +122,7 @@ static int probe_into(struct run_state *s, int h, struct qplab_facts *f, char *e
 	f->daemon_alive = 0;
 	if (!ag->pid)
 		return 0;
-	if (run_agent_call(ag, id, qplab_agent_req_probe(id, NULL, (int)(1000 * run_mult())),
+	if (run_agent_call(ag, id, qplab_agent_req_probe(id, NULL, (int)qplab_scaled_ms(1000, run_mult())),
 			   scaled(-1, DL_REPORT), &m, err, errlen))
 		return -1;
 	qplab_facts_from_reply(&m, NULL, f, err, errlen);

@@ -32,7 +32,7 @@ if command -v vagrant >/dev/null 2>&1; then
 		ok "vagrant validate: $(echo "$out" | tail -1)"
 	else
 		not_ok "vagrant validate"
-		echo "$out" | sed 's/^/#   /'
+		while IFS= read -r l; do echo "#   $l"; done <<<"$out"
 	fi
 	sed 's/host.vm.hostname = /host.vm.hostnam = /' "$top/Vagrantfile" >"$tmp/vbad/Vagrantfile"
 	if (cd "$tmp/vbad" && VAGRANT_HOME=$tmp/vh vagrant validate --ignore-provider >/dev/null 2>&1); then

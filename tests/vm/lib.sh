@@ -112,13 +112,13 @@ tcp_once() {
 	local s c port rc=0 dl=$((10 * $(time_mult)))
 	s=$(hidx "$1") c=$(hidx "$2")
 	PP_PORT=$((PP_PORT + 1)) port=$PP_PORT
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2016 # the prefix is words; the $ are perl's
 	${H_EXEC[s]} timeout "$dl" perl -MIO::Socket::INET -e '
 		my $l = IO::Socket::INET->new(LocalAddr => $ARGV[0], LocalPort => $ARGV[1], Listen => 1, ReuseAddr => 1) or die;
 		my $c = $l->accept; print $c "ok\n" if $c;' "${H_ADDR4[s]}" "$port" >/dev/null 2>&1 &
 	local spid=$!
 	wait_until 20 sh -c "${H_EXEC[s]} ss -Htln 'sport = :$port' | grep -q ." || true
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2016 # the prefix is words; the $ are perl's
 	${H_EXEC[c]} timeout "$dl" perl -MIO::Socket::INET -e '
 		my $c = IO::Socket::INET->new(LocalAddr => $ARGV[0], PeerAddr => $ARGV[1], PeerPort => $ARGV[2], Timeout => 3) or exit 1;
 		my $l = <$c>; exit(($l // "") eq "ok\n" ? 0 : 1);' "${H_ADDR4[c]}" "${H_ADDR4[s]}" "$port" >/dev/null 2>&1 || rc=1
