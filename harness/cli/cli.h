@@ -54,6 +54,13 @@ int qplab_time_multiplier(double *out, char *err, size_t errlen);
 #define QPLAB_MAX_DEADLINE_MS 2000000000L
 long qplab_scaled_ms(long ms, double mult);
 
+/* Reads the whole of path ("-" = stdin) into *out (malloc'd, NUL after
+ * the *len bytes; the caller frees it).  Returns 0, or -1 with err saying
+ * why ("is a directory, not a file", "is longer than N bytes, the most
+ * this reads", "cannot open it: ..."): an endless stream stops at max+1. */
+int qplab_read_file(const char *path, size_t max, char **out, size_t *len, char *err,
+		    size_t errlen);
+
 /* Installs the log handler that writes library lines to stderr. */
 void qplab_log_to_stderr(int verbose);
 

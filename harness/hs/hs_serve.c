@@ -144,29 +144,6 @@ static void on_request(struct qphs_request *req, void *user)
 	}
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && n <= (1L << 20) &&
-	    fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)n + 1);
-		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		*len = (size_t)n;
-	} else {
-		errno = EINVAL;
-	}
-	fclose(f);
-	return buf;
-}
-
 struct serve_args {
 	const char *listen, *reply, *fault;
 	unsigned long long seed;
@@ -229,9 +206,9 @@ static int setup(struct serve_args *a, struct serve *s)
 	s->fault.seed = a->seed;
 	if (a->reply) {
 		struct json_object *obj;
-		s->reply = slurp(a->reply, &s->reply_len);
-		if (!s->reply)
-			return qplab_usage_error("--reply %s: %s", a->reply, strerror(errno));
+		if (qplab_read_file(a->reply, QPHS_MAX_LENGTH_MAX, &s->reply, &s->reply_len, err,
+				    sizeof(err)))
+			return qplab_usage_error("--reply %s: %s", a->reply, err);
 		if (qphs_json_parse(s->reply, s->reply_len, &obj, err, sizeof(err)) != 0)
 			return qplab_usage_error("--reply %s: %s", a->reply, err);
 		json_object_put(obj);
