@@ -63,7 +63,7 @@ QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
 
-.PHONY: all unit check-layers lint-shell compat mooncake-diff wire-test ci-validate vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
+.PHONY: all unit check-layers lint-shell compat mooncake-diff wire-test ci-validate vmtest check sanitize valgrind fuzz fuzz-long bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -83,6 +83,7 @@ help:
 	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
 	@echo "make valgrind   unit tests under valgrind"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS=$(FUZZ_SECONDS) each"
+	@echo "make fuzz-long  each libFuzzer target to FUZZ_RUNS=$(FUZZ_RUNS) executions (hours; not in CI)"
 	@echo "make quirks     docs/quirks.md: qplab quirks in the lab VM, per kernel and per quirk profile"
 	@echo "make bench      benchmarks (prints figures)"
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR): libqphs, qphs.h and qphs/*.h (error log config"
@@ -224,27 +225,46 @@ quirks: deps-check all
 
 # libFuzzer targets: fuzz/NAME.c each becomes build/fuzz/NAME, linked with
 # the library and the harness's scenario parser (pure code, no main).
+# The code under test is compiled once (instrumented, no libFuzzer main)
+# into one archive that every target links.
 FUZZ_CC := clang
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-               -Ilib/include -Ilib -Iharness $(PKG_CFLAGS)
+FUZZ_SAN := -fsanitize=address,undefined
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) -Ilib/include -Ilib -Iharness $(PKG_CFLAGS)
 FUZZ_BINS := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario/*.c))
-$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_LINK) $(wildcard lib/*/*.h lib/include/*.h lib/include/qphs/*.h harness/scenario/*.h)
+FUZZ_OBJ := $(FUZZ_LINK:%.c=$(BUILD)/fuzz/obj/%.o)
+$(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LINK) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
-fuzz: deps-check $(FUZZ_BINS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+$(BUILD)/fuzz/libtarget.a: $(FUZZ_OBJ)
+	rm -f $@ && ar rcs $@ $^
+-include $(FUZZ_OBJ:.o=.d)
+$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/fuzz/libtarget.a $(wildcard lib/include/qphs/*.h harness/scenario/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/fuzz/libtarget.a $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
+# One loop for both: fuzz runs each target for FUZZ_SECONDS, fuzz-long
+# each to FUZZ_RUNS executions (hours; not in CI).  Corpora stay in
+# build/fuzz/corpus-NAME, so a later run starts where the last one ended.
+FUZZ_RUNS ?= 10000000
+define fuzz_loop
 	@set -e; for f in $(FUZZ_BINS); do \
 	  n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
 	  seeds=; [ -d fuzz/seeds/$$n ] && seeds=fuzz/seeds/$$n; \
-	  echo "# fuzz $$n for $(FUZZ_SECONDS)s"; \
-	  if $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ \
+	  echo "# fuzz $$n $(2)"; t0=$$(date +%s); \
+	  if $$f $(1) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ \
 	      $(BUILD)/fuzz/corpus-$$n $$seeds > $(BUILD)/fuzz/$$n.log 2>&1; then \
 	    grep -E 'stat::number_of_executed_units|^Done' $(BUILD)/fuzz/$$n.log; \
+	    echo "# fuzz $$n: $$(( $$(date +%s) - t0 )) s"; \
 	  else \
-	    grep -E 'ERROR|SUMMARY|Test unit written' $(BUILD)/fuzz/$$n.log; \
+	    grep -E 'ERROR|SUMMARY|Test unit written|^fuzz_' $(BUILD)/fuzz/$$n.log; \
 	    echo "# fuzz $$n found a problem: $(BUILD)/fuzz/$$n.log"; exit 1; \
 	  fi; \
 	done
+endef
+fuzz: deps-check $(FUZZ_BINS)
+	$(call fuzz_loop,-max_total_time=$(FUZZ_SECONDS),for $(FUZZ_SECONDS)s)
+fuzz-long: deps-check $(FUZZ_BINS)
+	$(call fuzz_loop,-runs=$(FUZZ_RUNS),to $(FUZZ_RUNS) executions)
 
 BENCH_BINS := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
