@@ -85,6 +85,28 @@ static json_object *facts_json(const struct qplab_facts *f)
 	return o;
 }
 
+/* The hosts a step acts on, in plan order: a fault's host (and the peer
+ * it blackholes), both ends of a connect, every host of a connect_both. */
+static json_object *acts_on(const struct qplab_plan *plan, const struct qplab_step *st)
+{
+	json_object *arr = json_object_new_array();
+
+	for (size_t h = 0; h < plan->nhosts; h++) {
+		bool on = st->host == (int)h || st->from == (int)h || st->to == (int)h || st->peer == (int)h;
+
+		for (size_t k = 0; k < st->nhosts && !on; k++)
+			on = st->hosts[k] == (int)h;
+		if (on)
+			json_object_array_add(arr, json_object_new_string(plan->hosts[h].name));
+	}
+	return arr;
+}
+
+static json_object *step_time(const struct qplab_scenario_facts *sf, const long *t, size_t s)
+{
+	return sf && t && s < sf->nsteps ? num_or_null(t[s]) : NULL;
+}
+
 static json_object *steps_json(const struct qplab_plan *plan, const struct qplab_scenario_facts *sf)
 {
 	json_object *arr = json_object_new_array();
@@ -101,6 +123,9 @@ static json_object *steps_json(const struct qplab_plan *plan, const struct qplab
 		json_object_object_add(o, "name", word_or_null(st->name));
 		json_object_object_add(o, "do", json_object_new_string(qplab_step_kind_name(st->kind)));
 		json_object_object_add(o, "line", json_object_new_int(st->line));
+		json_object_object_add(o, "on", acts_on(plan, st));
+		json_object_object_add(o, "started_ms", step_time(sf, sf ? sf->step_started_ms : NULL, s));
+		json_object_object_add(o, "ended_ms", step_time(sf, sf ? sf->step_ended_ms : NULL, s));
 		json_object_object_add(o, "hosts", hosts);
 		json_object_array_add(arr, o);
 	}
