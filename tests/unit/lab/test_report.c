@@ -356,6 +356,10 @@ START_TEST(report_outputs_land_in_the_out_dir)
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_gt(st.st_size, 40);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_gt(st.st_size, 1000);
+	unlink(path);
 	rmdir(dir);
 	tmp_path(dir, sizeof(dir), "outdir");
 	rmdir(dir);
