@@ -85,19 +85,24 @@ static json_object *facts_json(const struct qplab_facts *f)
 	return o;
 }
 
-/* The hosts a step acts on, in plan order: a fault's host (and the peer
- * it blackholes), both ends of a connect, every host of a connect_both. */
+/* The hosts a step acts on, the one it hits first: a fault's host (then
+ * the peer it blackholes), a connect's from then to, every host of a
+ * connect_both. */
 static json_object *acts_on(const struct qplab_plan *plan, const struct qplab_step *st)
 {
 	json_object *arr = json_object_new_array();
+	int who[4 + QPLAB_MAX_HOSTS] = {st->host, st->from, st->to, st->peer};
+	size_t n = 4;
 
-	for (size_t h = 0; h < plan->nhosts; h++) {
-		bool on = st->host == (int)h || st->from == (int)h || st->to == (int)h || st->peer == (int)h;
+	for (size_t k = 0; k < st->nhosts && k < QPLAB_MAX_HOSTS; k++)
+		who[n++] = st->hosts[k];
+	for (size_t i = 0; i < n; i++) {
+		bool dup = who[i] < 0 || (size_t)who[i] >= plan->nhosts;
 
-		for (size_t k = 0; k < st->nhosts && !on; k++)
-			on = st->hosts[k] == (int)h;
-		if (on)
-			json_object_array_add(arr, json_object_new_string(plan->hosts[h].name));
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = who[j] == who[i];
+		if (!dup)
+			json_object_array_add(arr, json_object_new_string(plan->hosts[who[i]].name));
 	}
 	return arr;
 }
