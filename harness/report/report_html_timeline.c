@@ -9,8 +9,10 @@
  * (ready_ack) as one arrow from the host when it began to the peer when it
  * ended, an event without a peer (reset, init, rtr, rts) as a box on the
  * host's lane.  Where a host has no events, the durations its facts carry
- * (time_ms) are horizontal bars inside the step, labelled as durations:
- * when within the step each happened is not known.  Topology and agent
+ * (time_ms) are horizontal bars inside a connect or connect_both step,
+ * labelled as durations: when within the step each happened is not
+ * known (and a later step's report repeats them: not drawn there).  An
+ * event repeated by a later step's report is drawn once.  Topology and agent
  * steps (the injected faults) are marks on the lane of the host they hit. */
 #include <math.h>
 #include <string.h>
@@ -321,7 +323,7 @@ static void bars(struct tl *t, size_t s, size_t h, json_object *tm)
 	for (size_t k = 0; k < NDUR; k++)
 		n += jint(tm, dur_keys[k], -1) >= 0;
 	th = n ? (bh - 2) / (double)n : 0;
-	th = th > 8 ? 8 : th;
+	th = th > 9 ? 9 : th;
 	if (n == 0 || th < 1.5)
 		return;
 	for (size_t k = 0; k < NDUR; k++) {
@@ -338,7 +340,7 @@ static void bars(struct tl *t, size_t s, size_t h, json_object *tm)
 		html_str(t->f, t->host[h]);
 		fprintf(t->f, ": %s took %ld ms (a duration: when in the step is not recorded)</title></rect>",
 			dur_keys[k], d);
-		if (th >= 6)
+		if (th >= 7)
 			fprintf(t->f, "<text class=\"dl\" x=\"%.1f\" y=\"%.1f\">%s %ld ms</text>", left + 1, y + th * 0.8 - 1,
 				dur_keys[k], d);
 		fputc('\n', t->f);
@@ -378,6 +380,30 @@ static void fault(struct tl *t, size_t s, json_object *st)
 	fputs("</title></path>\n", t->f);
 }
 
+/* Whether ev (of host h) was drawn already: a report after a later step
+ * carries the same last setup's events again, at the same times. */
+static bool seen_before(const struct tl *t, size_t s, size_t h, json_object *ev)
+{
+	const char *str = json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN);
+
+	for (size_t p = 0; p < s; p++) {
+		json_object *evs = jarr(facts_of(t, p, h), "events");
+
+		for (size_t e = 0; evs && e < json_object_array_length(evs); e++)
+			if (!strcmp(json_object_to_json_string_ext(json_object_array_get_idx(evs, e),
+								   JSON_C_TO_STRING_PLAIN), str))
+				return true;
+	}
+	return false;
+}
+
+/* The steps that set endpoints up: the only ones whose time_ms durations
+ * belong to them (a later step's report repeats the last setup's). */
+static bool sets_up(const char *w)
+{
+	return w && (!strcmp(w, "connect") || !strcmp(w, "connect_both"));
+}
+
 static void step_contents(struct tl *t, size_t s)
 {
 	json_object *st = json_object_array_get_idx(t->steps, s);
@@ -389,8 +415,9 @@ static void step_contents(struct tl *t, size_t s)
 
 		if (evs && json_object_array_length(evs)) {
 			for (size_t e = 0; e < json_object_array_length(evs); e++)
-				event(t, h, json_object_array_get_idx(evs, e));
-		} else if (fa) {
+				if (!seen_before(t, s, h, json_object_array_get_idx(evs, e)))
+					event(t, h, json_object_array_get_idx(evs, e));
+		} else if (fa && sets_up(jstr(st, "do"))) {
 			bars(t, s, h, jobj(fa, "time_ms"));
 		}
 	}
