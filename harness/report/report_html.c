@@ -169,6 +169,8 @@ static void header(FILE *f, const struct page *pg)
 	fprintf(f, "<title>qplab report: %d failed</title>\n<style>%s</style>\n</head>\n<body>\n", fails, html_css);
 	fprintf(f, "<header><h1>qplab report</h1><p class=\"total\">%zu scenarios on %zu kernel%s: ", pg->nrows,
 		pg->nruns, pg->nruns == 1 ? "" : "s");
+	if (pg->nruns > 1)
+		fputs("<span class=\"runs-note\">(counted once per kernel)</span> ", f);
 	badges(f, tot);
 	fputs("</p>\n<ul class=\"runs\">\n", f);
 	for (size_t r = 0; r < pg->nruns; r++) {
