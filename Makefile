@@ -63,7 +63,7 @@ QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
 
-.PHONY: all unit check-layers compat mooncake-diff wire-test vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
+.PHONY: all unit check-layers compat mooncake-diff wire-test browser-test vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -78,6 +78,7 @@ help:
 	@echo "make compat     the message bodies against Mooncake's JSON library"
 	@echo "make mooncake-diff MOONCAKE_BUILD=DIR  our segment descriptor through Mooncake's own decoder (else SKIP)"
 	@echo "make wire-test  the Wireshark dissector through tshark: golden frames, bad frames, loopback captures"
+	@echo "make browser-test  report.html of 100 scenarios on 3 kernels in headless Chromium: DOM checks, a screenshot"
 	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
 	@echo "make valgrind   unit tests under valgrind"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS=$(FUZZ_SECONDS) each"
@@ -165,6 +166,7 @@ check: deps-check
 	$(MAKE) unit
 	$(MAKE) compat
 	$(MAKE) wire-test
+	$(MAKE) browser-test
 	$(MAKE) vmtest
 
 # The tests that need real rxe: one VM boot per lab kernel, the full set on
@@ -194,6 +196,13 @@ $(BUILD)/tests/pcapgen: tests/wire/pcapgen.c
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS) -o $@ $< $(LDFLAGS)
 wire-test: deps-check $(QPLAB) $(BUILD)/tests/pcapgen
 	BUILD=$(BUILD) tests/wire/run.sh
+
+# report.html in a real browser: a made-up results document of 100
+# scenarios on three kernels through `qplab report`, loaded by Debian's
+# headless Chromium through playwright-core (tests/browser/run.sh; the
+# screenshot lands in $(BUILD)/browser/report.png).
+browser-test: deps-check $(QPLAB)
+	BUILD=$(BUILD) tests/browser/run.sh
 
 sanitize: deps-check
 	$(MAKE) BUILD=build/sanitize SANITIZE=1 QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-3} unit

@@ -20,6 +20,8 @@ PACKAGES=(
 	ibverbs-providers rdmacm-utils iproute2 iputils-ping procps perl-base python3-minimal
 	# bench
 	hyperfine
+	# the browser test (tests/browser: report.html in headless Chromium)
+	chromium nodejs
 	# lab-kernels.sh
 	apt dpkg ca-certificates
 )
@@ -30,6 +32,28 @@ missing_packages() {
 		status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 		[ "$status" = "install ok installed" ] || printf '%s\n' "$p"
 	done
+}
+
+# tests/browser's npm packages (playwright-core, pinned in its
+# package-lock.json), installed into tests/browser/node_modules (ignored by
+# git); npm itself comes with nodesource's nodejs, or Debian's npm package.
+browser_dir="$here/../tests/browser"
+browser_missing() {
+	local want have
+	[ -f "$browser_dir/package-lock.json" ] || return 1
+	want=$(sed -n '/"node_modules\/playwright-core"/,/version/s/.*"version": "\([^"]*\)".*/\1/p' \
+		"$browser_dir/package-lock.json")
+	have=$(sed -n 's/^  "version": "\([^"]*\)".*/\1/p' \
+		"$browser_dir/node_modules/playwright-core/package.json" 2>/dev/null || true)
+	[ "$want" != "$have" ]
+}
+
+install_browser_packages() {
+	if ! command -v npm >/dev/null; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm
+	fi
+	echo "deps.sh: npm ci in tests/browser (playwright-core; it downloads no browser)"
+	(cd "$browser_dir" && npm ci --no-audit --no-fund --loglevel=error)
 }
 
 kernels_missing() {
@@ -50,11 +74,15 @@ case "$mode" in
 		echo "missing lab kernels: run scripts/lab-kernels.sh"
 		rc=1
 	fi
+	if browser_missing; then
+		echo "missing npm packages of tests/browser: run scripts/deps.sh"
+		rc=1
+	fi
 	exit $rc
 	;;
 --ensure)
 	missing=$(missing_packages)
-	if [ -z "$missing" ] && ! kernels_missing; then
+	if [ -z "$missing" ] && ! kernels_missing && ! browser_missing; then
 		exit 0
 	fi
 	if [ "$(id -u)" != 0 ]; then
@@ -91,6 +119,9 @@ if [ -n "$missing" ]; then
 		# shellcheck disable=SC2086
 		apt-get install -y -qq --no-install-recommends $missing
 	fi
+fi
+if browser_missing; then
+	install_browser_packages
 fi
 if [ -x "$here/lab-kernels.sh" ]; then
 	"$here/lab-kernels.sh"
