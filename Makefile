@@ -254,7 +254,7 @@ bench: deps-check all $(BENCH_BINS)
 
 # make lab [KERNELS="6.1 6.12 7"] [LAB_ARGS="--tag smoke"]: the catalogue on the
 # best backend (netns here when netns/probe says so, else one VM boot per
-# kernel); TAP on stdout, results.json and junit.xml in build/lab/.
+# kernel); TAP on stdout, results.json, junit.xml and report.html in build/lab/.
 lab: deps-check all
 	$(QPLAB) run scenarios $(foreach k,$(KERNELS),--kernel $(k)) --out $(BUILD)/lab $(LAB_ARGS)
 
