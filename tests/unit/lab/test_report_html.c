@@ -21,28 +21,33 @@ static json_object *parse(const char *text)
 	return o;
 }
 
-static char *page_of(json_object *doc)
+static int timeline_to(FILE *f, json_object *sc)
+{
+	html_timeline(f, sc);
+	return 0;
+}
+
+/* What write makes of o, as a string (caller frees). */
+static char *render(int (*write)(FILE *, json_object *), json_object *o)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(qplab_html_write(f, doc), 0);
+	ck_assert_int_eq(write(f, o), 0);
 	fclose(f);
 	return buf;
 }
 
+static char *page_of(json_object *doc)
+{
+	return render(qplab_html_write, doc);
+}
+
 static char *timeline_of(json_object *sc)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ck_assert_ptr_nonnull(f);
-	html_timeline(f, sc);
-	fclose(f);
-	return buf;
+	return render(timeline_to, sc);
 }
 
 static size_t count(const char *hay, const char *needle)
