@@ -54,6 +54,8 @@ void html_href(FILE *f, const char *path);
  * dflt when the key is absent or of another type. */
 const char *jstr(json_object *o, const char *key);
 long jint(json_object *o, const char *key, long dflt);
+/* An integer or a fraction (times in ms may come either way). */
+double jnum(json_object *o, const char *key, double dflt);
 json_object *jarr(json_object *o, const char *key);
 json_object *jobj(json_object *o, const char *key);
 

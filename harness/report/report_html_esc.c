@@ -121,6 +121,16 @@ long jint(json_object *o, const char *key, long dflt)
 	return (long)json_object_get_int64(v);
 }
 
+double jnum(json_object *o, const char *key, double dflt)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+		return dflt;
+	return json_object_get_double(v);
+}
+
 json_object *jarr(json_object *o, const char *key)
 {
 	json_object *v;

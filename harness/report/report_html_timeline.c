@@ -106,7 +106,7 @@ static double step_dur(const struct tl *t, size_t s)
 
 static void event_span(struct tl *t, json_object *ev)
 {
-	double e = (double)jint(ev, "end_ms", jint(ev, "start_ms", 0));
+	double e = jnum(ev, "end_ms", jnum(ev, "start_ms", 0));
 
 	t->span = e > t->span ? e : t->span;
 }
@@ -119,14 +119,14 @@ static void layout(struct tl *t)
 	for (size_t s = 0; s < t->ns; s++) {
 		json_object *st = json_object_array_get_idx(t->steps, s);
 
-		if (jint(st, "started_ms", -1) < 0 || jint(st, "ended_ms", -1) < 0)
+		if (jnum(st, "started_ms", -1) < 0 || jnum(st, "ended_ms", -1) < 0)
 			t->estimated = true;
 	}
 	for (size_t s = 0; s < t->ns; s++) {
 		json_object *st = json_object_array_get_idx(t->steps, s);
 
-		t->start[s] = t->estimated ? at : (double)jint(st, "started_ms", 0);
-		t->end[s] = t->estimated ? at + step_dur(t, s) : (double)jint(st, "ended_ms", 0);
+		t->start[s] = t->estimated ? at : jnum(st, "started_ms", 0);
+		t->end[s] = t->estimated ? at + step_dur(t, s) : jnum(st, "ended_ms", 0);
 		t->end[s] = t->end[s] < t->start[s] ? t->start[s] : t->end[s];
 		at = t->end[s];
 		t->span = t->end[s] > t->span ? t->end[s] : t->span;
@@ -285,7 +285,7 @@ static void box(struct tl *t, size_t h, const char *what, double s, double e)
 	html_str(t->f, t->host[h]);
 	fputc(' ', t->f);
 	html_str(t->f, what);
-	fprintf(t->f, " %.0f to %.0f ms</title></rect>", s, e);
+	fprintf(t->f, " %.1f to %.1f ms</title></rect>", s, e);
 	ly = ly < t->lane_y[h] + 8 ? t->lane_y[h] + 8 : ly;
 	fprintf(t->f, "<text class=\"bl\" x=\"%.1f\" y=\"%.1f\">", x + TL_BOX_W / 2 + 2, ly);
 	html_str(t->f, what);
@@ -296,7 +296,7 @@ static void box(struct tl *t, size_t h, const char *what, double s, double e)
 static void event(struct tl *t, size_t h, json_object *ev)
 {
 	const char *what = jstr(ev, "what") ? jstr(ev, "what") : "event";
-	double s = (double)jint(ev, "start_ms", 0), e = (double)jint(ev, "end_ms", (long)s);
+	double s = jnum(ev, "start_ms", 0), e = jnum(ev, "end_ms", s);
 	int p = lane_of(t, jstr(ev, "peer"));
 
 	e = e < s ? s : e;

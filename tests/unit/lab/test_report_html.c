@@ -125,7 +125,7 @@ static const char EVENTS[] =
 	"{\"what\":\"reset\",\"start_ms\":10,\"end_ms\":11,\"peer\":null},"
 	"{\"what\":\"init\",\"start_ms\":11,\"end_ms\":14,\"peer\":null},"
 	"{\"what\":\"rtr\",\"start_ms\":14,\"end_ms\":30,\"peer\":null},"
-	"{\"what\":\"rts\",\"start_ms\":30,\"end_ms\":31,\"peer\":null}]}}},"
+	"{\"what\":\"rts\",\"start_ms\":30.5,\"end_ms\":31,\"peer\":null}]}}},"
 	"{\"index\":1,\"name\":null,\"do\":\"link_down\",\"line\":6,\"on\":[\"b\"],"
 	"\"started_ms\":100,\"ended_ms\":150,\"hosts\":{}},"
 	"{\"index\":2,\"name\":\"s\",\"do\":\"snapshot\",\"started_ms\":150,\"ended_ms\":150,\"hosts\":{"
@@ -159,6 +159,7 @@ START_TEST(html_timeline_draws_events_at_their_times)
 	NEAR(attr(svg, "class=\"box\" data-host=\"b\" data-what=\"rtr\"", "x"), xb - TL_BOX_W / 2);
 	NEAR(attr(svg, "class=\"box\" data-host=\"b\" data-what=\"rtr\"", "y"), at(14, span));
 	NEAR(attr(svg, "class=\"box\" data-host=\"b\" data-what=\"rtr\"", "height"), at(30, span) - at(14, span));
+	NEAR(attr(svg, "class=\"box\" data-host=\"b\" data-what=\"rts\"", "y"), at(30.5, span)); /* a fraction */
 	NEAR(attr(svg, "class=\"box\" data-host=\"a\" data-what=\"init\"", "x"), xa - TL_BOX_W / 2);
 	NEAR(attr(svg, "class=\"box\" data-host=\"a\" data-what=\"init\"", "y"), at(61, span));
 	ck_assert_uint_eq(count(svg, "class=\"box\""), 8);
