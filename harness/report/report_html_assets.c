@@ -59,6 +59,8 @@ const char html_css[] =
 	".tl .head{fill:#0b57d0}.tl .head.back{fill:#137333}"
 	".tl .al{text-anchor:middle;fill:#0b57d0;font-size:7px}"
 	".tl .box{fill:#fbbc04;stroke:#a06b00;stroke-width:.5}.tl .bl{fill:#6b4700;font-size:7px}"
+	".tl .box[data-what=reset]{fill:#feefc3}.tl .box[data-what=init]{fill:#fdd663}"
+	".tl .box[data-what=rtr]{fill:#f9ab00}.tl .box[data-what=rts]{fill:#e37400}"
 	".tl .dur{fill:#a8c7fa}.tl .dl{fill:#1b3a6b;font-size:7px}"
 	".tl .fault{fill:#d93025}.tl .note{fill:#888;font-style:italic}"
 	".facts dl{margin:2px 0;font-size:12px}.facts dd{margin-left:10px}.fk{color:#666}"
