@@ -15,6 +15,8 @@ if (!shotPath) {
 const expect = JSON.parse(readFileSync(expectPath, 'utf8'));
 const url = pathToFileURL(resolve(reportPath)).href;
 let n = 0, failed = 0;
+const t0 = Date.now();
+const took = () => ((Date.now() - t0) / 1000).toFixed(1);
 
 function check(ok, what, detail) {
   n++;
@@ -26,11 +28,13 @@ function check(ok, what, detail) {
 const sameList = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 await withPage({ width: 1280, height: 900 }, async (page, context) => {
+  console.log(`# chromium up after ${took()} s`);
   const requests = [], errors = [];
   context.on('request', (r) => requests.push(r.url()));
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   await page.goto(url, { waitUntil: 'load' });
+  console.log(`# page loaded after ${took()} s`);
   await page.screenshot({ path: shotPath });
   console.log(`# screenshot: ${shotPath}`);
 
@@ -109,6 +113,7 @@ await withPage({ width: 1280, height: 900 }, async (page, context) => {
   check(requests.length === 1 && requests[0] === url, 'no request but the file itself', requests);
 });
 
+console.log(`# checks done after ${took()} s`);
 console.log(`1..${n}`);
 console.log(`browser: ${n - failed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -31,5 +31,9 @@ rm -rf "$out"
 mkdir -p "$out"
 node "$here/make-results.mjs" "$out/results.json"
 "$build/qplab" report "$out/results.json" --out "$out/report.html" >/dev/null
+echo "# report.html of 100 scenarios on 3 kernels: $(wc -c <"$out/report.html") bytes, made in $SECONDS s"
+rc=0
 timeout $((300 * ${QPLAB_TIME_MULTIPLIER:-1})) node "$here/report-test.mjs" "$out/report.html" \
-	"$out/results.expect.json" "$out/report.png"
+	"$out/results.expect.json" "$out/report.png" || rc=$?
+echo "# browser test took $SECONDS s"
+exit $rc
