@@ -63,7 +63,7 @@ QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
 
-.PHONY: all unit check-layers lint-shell compat mooncake-diff wire-test ci-validate vmtest check sanitize valgrind fuzz fuzz-long bench lab quirks install uninstall clean deps-check help
+.PHONY: all unit check-layers lint-shell compat mooncake-diff wire-test ci-validate browser-test vmtest check sanitize valgrind fuzz fuzz-long bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -80,6 +80,7 @@ help:
 	@echo "make mooncake-diff MOONCAKE_BUILD=DIR  our segment descriptor through Mooncake's own decoder (else SKIP)"
 	@echo "make ci-validate  the Vagrantfile and .github/workflows through vagrant validate and action-validator"
 	@echo "make wire-test  the Wireshark dissector through tshark: golden frames, bad frames, loopback captures"
+	@echo "make browser-test  report.html of 100 scenarios on 3 kernels in headless Chromium: DOM checks, a screenshot"
 	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
 	@echo "make valgrind   unit tests under valgrind"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS=$(FUZZ_SECONDS) each"
@@ -172,6 +173,7 @@ check: deps-check
 	$(MAKE) compat
 	$(MAKE) wire-test
 	$(MAKE) ci-validate
+	$(MAKE) browser-test
 	$(MAKE) vmtest
 
 # The Vagrantfile, the CI workflow and the Vagrant inventory, checked by
@@ -206,6 +208,13 @@ $(BUILD)/tests/pcapgen: tests/wire/pcapgen.c
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS) -o $@ $< $(LDFLAGS)
 wire-test: deps-check $(QPLAB) $(BUILD)/tests/pcapgen
 	BUILD=$(BUILD) tests/wire/run.sh
+
+# report.html in a real browser: a made-up results document of 100
+# scenarios on three kernels through `qplab report`, loaded by Debian's
+# headless Chromium through playwright-core (tests/browser/run.sh; the
+# screenshot lands in $(BUILD)/browser/report.png).
+browser-test: deps-check $(QPLAB)
+	BUILD=$(BUILD) tests/browser/run.sh
 
 sanitize: deps-check
 	$(MAKE) BUILD=build/sanitize SANITIZE=1 QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-3} unit
@@ -276,7 +285,7 @@ bench: deps-check all $(BENCH_BINS)
 
 # make lab [KERNELS="6.1 6.12 7"] [LAB_ARGS="--tag smoke"]: the catalogue on the
 # best backend (netns here when netns/probe says so, else one VM boot per
-# kernel); TAP on stdout, results.json and junit.xml in build/lab/.
+# kernel); TAP on stdout, results.json, junit.xml and report.html in build/lab/.
 lab: deps-check all
 	$(QPLAB) run scenarios $(foreach k,$(KERNELS),--kernel $(k)) --out $(BUILD)/lab $(LAB_ARGS)
 

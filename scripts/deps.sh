@@ -23,6 +23,8 @@ PACKAGES=(
 	ibverbs-providers rdmacm-utils iproute2 iputils-ping procps perl-base python3-minimal
 	# bench
 	hyperfine
+	# the browser test (tests/browser: report.html in headless Chromium)
+	chromium nodejs
 	# lab-kernels.sh
 	apt dpkg ca-certificates
 	# make ci-validate: the Vagrantfile (vagrant validate), the CI workflow
@@ -70,6 +72,28 @@ missing_packages() {
 	done
 }
 
+# tests/browser's npm packages (playwright-core, pinned in its
+# package-lock.json), installed into tests/browser/node_modules (ignored by
+# git); npm itself comes with nodesource's nodejs, or Debian's npm package.
+browser_dir="$here/../tests/browser"
+browser_missing() {
+	local want have
+	[ -f "$browser_dir/package-lock.json" ] || return 1
+	want=$(sed -n '/"node_modules\/playwright-core"/,/version/s/.*"version": "\([^"]*\)".*/\1/p' \
+		"$browser_dir/package-lock.json")
+	have=$(sed -n 's/^  "version": "\([^"]*\)".*/\1/p' \
+		"$browser_dir/node_modules/playwright-core/package.json" 2>/dev/null || true)
+	[ "$want" != "$have" ]
+}
+
+install_browser_packages() {
+	if ! command -v npm >/dev/null; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm
+	fi
+	echo "deps.sh: npm ci in tests/browser (playwright-core; it downloads no browser)"
+	(cd "$browser_dir" && npm ci --no-audit --no-fund --loglevel=error)
+}
+
 kernels_missing() {
 	[ -x "$here/lab-kernels.sh" ] || return 1
 	! "$here/lab-kernels.sh" --check >/dev/null 2>&1
@@ -96,11 +120,15 @@ case "$mode" in
 		echo "missing npm tools in $NPM_PREFIX: $missing"
 		rc=1
 	fi
+	if browser_missing; then
+		echo "missing npm packages of tests/browser: run scripts/deps.sh"
+		rc=1
+	fi
 	exit $rc
 	;;
 --ensure)
 	missing=$(missing_packages)
-	if [ -z "$missing" ] && ! kernels_missing && [ -z "$(npm_missing)" ]; then
+	if [ -z "$missing" ] && ! kernels_missing && [ -z "$(npm_missing)" ] && ! browser_missing; then
 		exit 0
 	fi
 	if [ "$(id -u)" != 0 ]; then
@@ -142,6 +170,9 @@ if [ "$mode" = --host ]; then
 	exit 0
 fi
 install_npm_tools
+if browser_missing; then
+	install_browser_packages
+fi
 if [ -x "$here/lab-kernels.sh" ]; then
 	"$here/lab-kernels.sh"
 fi

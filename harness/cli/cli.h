@@ -27,6 +27,8 @@ int cmd_script(int argc, char **argv);
 /* `qplab agent` (harness/agent/agent.c) and `qplab run` (harness/run/run.c). */
 int cmd_agent(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+/* `qplab report` (harness/run/report_cmd.c): report.html from a results file. */
+int cmd_report(int argc, char **argv);
 /* `qplab quirks` (harness/quirks/quirks.c). */
 int cmd_quirks(int argc, char **argv);
 

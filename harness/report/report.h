@@ -81,8 +81,25 @@ int qplab_junit_save(const char *path, json_object *doc);
 /* The same, into an open stream. */
 int qplab_junit_write(FILE *out, json_object *doc);
 
-/* Writes DIR/results.json and DIR/junit.xml from doc (borrowed), creating
- * DIR first.  Returns 0, or QPHS_ERR_INVALID_ARGUMENT with the failing
+/* report.html for every run of doc (borrowed): one self-contained page
+ * (inline CSS and script, nothing fetched), failures first, the summary by
+ * topic, per scenario one verdict column per run (kernel), expected
+ * against observed per host, the timeline as an SVG sequence diagram,
+ * links to logs and captures.  Every string from doc is HTML-escaped.
+ * Returns 0, QPHS_ERR_MEMORY, or QPHS_ERR_INVALID_ARGUMENT when writing
+ * failed. */
+int qplab_html_write(FILE *out, json_object *doc);
+/* The same into path, through a temporary file and rename(). */
+int qplab_html_save(const char *path, json_object *doc);
+
+/* Runs write(f, doc) into path.tmp and renames it to path, so a reader
+ * never sees half a file.  Returns write's code, or
+ * QPHS_ERR_INVALID_ARGUMENT (errno kept) when the file could not be
+ * written. */
+int qplab_report_save_with(const char *path, json_object *doc, int (*write)(FILE *, json_object *));
+
+/* Writes DIR/results.json, DIR/junit.xml and DIR/report.html from doc
+ * (borrowed), creating DIR first.  Returns 0, or QPHS_ERR_INVALID_ARGUMENT with the failing
  * path in err. */
 int qplab_report_write_outputs(const char *dir, json_object *doc, char *err, size_t errlen);
 

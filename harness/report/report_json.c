@@ -85,6 +85,33 @@ static json_object *facts_json(const struct qplab_facts *f)
 	return o;
 }
 
+/* The hosts a step acts on, the one it hits first: a fault's host (then
+ * the peer it blackholes), a connect's from then to, every host of a
+ * connect_both. */
+static json_object *acts_on(const struct qplab_plan *plan, const struct qplab_step *st)
+{
+	json_object *arr = json_object_new_array();
+	int who[4 + QPLAB_MAX_HOSTS] = {st->host, st->from, st->to, st->peer};
+	size_t n = 4;
+
+	for (size_t k = 0; k < st->nhosts && k < QPLAB_MAX_HOSTS; k++)
+		who[n++] = st->hosts[k];
+	for (size_t i = 0; i < n; i++) {
+		bool dup = who[i] < 0 || (size_t)who[i] >= plan->nhosts;
+
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = who[j] == who[i];
+		if (!dup)
+			json_object_array_add(arr, json_object_new_string(plan->hosts[who[i]].name));
+	}
+	return arr;
+}
+
+static json_object *step_time(const struct qplab_scenario_facts *sf, const long *t, size_t s)
+{
+	return sf && t && s < sf->nsteps ? num_or_null(t[s]) : NULL;
+}
+
 static json_object *steps_json(const struct qplab_plan *plan, const struct qplab_scenario_facts *sf)
 {
 	json_object *arr = json_object_new_array();
@@ -101,6 +128,9 @@ static json_object *steps_json(const struct qplab_plan *plan, const struct qplab
 		json_object_object_add(o, "name", word_or_null(st->name));
 		json_object_object_add(o, "do", json_object_new_string(qplab_step_kind_name(st->kind)));
 		json_object_object_add(o, "line", json_object_new_int(st->line));
+		json_object_object_add(o, "on", acts_on(plan, st));
+		json_object_object_add(o, "started_ms", step_time(sf, sf ? sf->step_started_ms : NULL, s));
+		json_object_object_add(o, "ended_ms", step_time(sf, sf ? sf->step_ended_ms : NULL, s));
 		json_object_object_add(o, "hosts", hosts);
 		json_object_array_add(arr, o);
 	}

@@ -151,7 +151,7 @@ int qplab_junit_write(FILE *out, json_object *doc)
 	return ferror(out) ? QPHS_ERR_INVALID_ARGUMENT : 0;
 }
 
-int qplab_junit_save(const char *path, json_object *doc)
+int qplab_report_save_with(const char *path, json_object *doc, int (*write)(FILE *, json_object *))
 {
 	char tmp[4096];
 	FILE *f;
@@ -161,14 +161,23 @@ int qplab_junit_save(const char *path, json_object *doc)
 	f = fopen(tmp, "w");
 	if (!f)
 		return QPHS_ERR_INVALID_ARGUMENT;
-	rc = qplab_junit_write(f, doc);
+	rc = write(f, doc);
 	if (fclose(f) != 0 && rc == 0)
 		rc = QPHS_ERR_INVALID_ARGUMENT;
 	if (rc == 0 && rename(tmp, path) != 0)
 		rc = QPHS_ERR_INVALID_ARGUMENT;
-	if (rc)
+	if (rc) {
+		int saved = errno;
+
 		remove(tmp);
+		errno = saved;
+	}
 	return rc;
+}
+
+int qplab_junit_save(const char *path, json_object *doc)
+{
+	return qplab_report_save_with(path, doc, qplab_junit_write);
 }
 
 int qplab_report_write_outputs(const char *dir, json_object *doc, char *err, size_t errlen)
@@ -186,6 +195,11 @@ int qplab_report_write_outputs(const char *dir, json_object *doc, char *err, siz
 	}
 	snprintf(path, sizeof(path), "%s/junit.xml", dir);
 	if (qplab_junit_save(path, doc) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return QPHS_ERR_INVALID_ARGUMENT;
+	}
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	if (qplab_html_save(path, doc) < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return QPHS_ERR_INVALID_ARGUMENT;
 	}

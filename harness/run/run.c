@@ -111,6 +111,32 @@ static void print_overhead(const struct run_outcome *o, int n, int built)
 	       all / n / 1000.0, own / n / 1000.0, max / 1000.0, built, n);
 }
 
+/* The output directory of this run (run_here): "logs" paths are relative
+ * to it, where results.json and report.html are. */
+static const char *run_out_dir = "";
+
+/* "logs": host -> its agent's log (run_agent.c names it by host, so it
+ * holds the lines of every scenario that host ran in this directory). */
+static void add_logs(json_object *j, const struct qplab_plan *p)
+{
+	const char *dir = getenv("QPLAB_RUN_LOGDIR");
+	size_t n = strlen(run_out_dir);
+	json_object *logs;
+
+	if (!dir)
+		return;
+	if (n && !strncmp(dir, run_out_dir, n) && dir[n] == '/')
+		dir += n + 1;
+	logs = json_object_new_object();
+	for (size_t h = 0; h < p->nhosts; h++) {
+		char path[4400];
+
+		snprintf(path, sizeof(path), "%s/agent-%s.log", dir, p->hosts[h].name);
+		json_object_object_add(logs, p->hosts[h].name, json_object_new_string(path));
+	}
+	json_object_object_add(j, "logs", logs);
+}
+
 json_object *run_scenario_json(const struct qplab_plan *p, struct run_outcome *o,
 			       const struct qplab_runinfo *ri)
 {
@@ -129,8 +155,10 @@ json_object *run_scenario_json(const struct qplab_plan *p, struct run_outcome *o
 	}
 	j = qplab_result_json(&r);
 	qplab_verdicts_free(v, v ? p->nexpect : 0);
-	if (j && o->status != QPLAB_SKIP)
+	if (j && o->status != QPLAB_SKIP) {
 		add_overhead(j, o);
+		add_logs(j, p);
+	}
 	return j;
 }
 
@@ -193,6 +221,7 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	ri.backend = mode;
 	ri.kernel = kernel;
 	snprintf(logdir, sizeof(logdir), "%s/logs", o->out);
+	run_out_dir = o->out;
 	qplab_report_mkdir(logdir);
 	/* Scenarios sharing a topology run one after another (run_order.c). */
 	run_order_plans(cat->plans, cat->n);

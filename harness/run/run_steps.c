@@ -267,6 +267,18 @@ static int delete_device(struct run_state *s, int si, const struct qplab_step *s
 	return rc;
 }
 
+/* When step si began and ended (the reports it collects included), in ms
+ * since the scenario's first step began: the timeline's time base. */
+static void step_times(struct qplab_scenario_facts *sf, int si, double t0)
+{
+	if (si < 0 || (size_t)si >= sf->nsteps || !sf->step_started_ms)
+		return;
+	if (sf->steps_t0_ms < 0)
+		sf->steps_t0_ms = t0;
+	sf->step_started_ms[si] = (long)(t0 - sf->steps_t0_ms + 0.5);
+	sf->step_ended_ms[si] = (long)(run_now_ms() - sf->steps_t0_ms + 0.5);
+}
+
 int run_step(struct run_state *s, int si, char *err, size_t errlen)
 {
 	const struct qplab_step *st = &s->p->steps[si];
@@ -284,5 +296,6 @@ int run_step(struct run_state *s, int si, char *err, size_t errlen)
 	}
 	for (size_t h = 0; h < s->p->nhosts; h++)
 		qplab_facts_at(s->facts, si, (int)h)->time_ms[QPLAB_TIME_STEP] = took;
+	step_times(s->facts, si, t0);
 	return rc;
 }

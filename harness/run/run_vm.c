@@ -143,6 +143,33 @@ static void tag_names(json_object *doc, const char *tag)
 	}
 }
 
+/* The inner run's "logs" paths are relative to OUT/kernel-K/; the merged
+ * results.json is in OUT. */
+static void prefix_logs(json_object *doc, const char *kernel)
+{
+	json_object *runs, *scs, *logs;
+
+	if (!json_object_object_get_ex(doc, "runs", &runs))
+		return;
+	for (size_t r = 0; r < json_object_array_length(runs); r++) {
+		if (!json_object_object_get_ex(json_object_array_get_idx(runs, r), "scenarios", &scs))
+			continue;
+		for (size_t i = 0; i < json_object_array_length(scs); i++) {
+			if (!json_object_object_get_ex(json_object_array_get_idx(scs, i), "logs", &logs) ||
+			    !json_object_is_type(logs, json_type_object))
+				continue;
+			json_object_object_foreach(logs, host, path) {
+				char p[4600];
+
+				if (!json_object_is_type(path, json_type_string) || json_object_get_string(path)[0] == '/')
+					continue;
+				snprintf(p, sizeof(p), "kernel-%s/%s", kernel, json_object_get_string(path));
+				json_object_object_add(logs, host, json_object_new_string(p));
+			}
+		}
+	}
+}
+
 int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o, size_t nscenarios)
 {
 	char exe[PATH_MAX], out[PATH_MAX + 200], err[512];
@@ -181,6 +208,7 @@ int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o, size_t nsce
 		snprintf(out + strlen(out), sizeof(out) - strlen(out), "/results.json");
 		if (qplab_results_load(out, &sub, err, sizeof(err)) == 0) {
 			tag_names(sub, nk > 1 ? tag : NULL);
+			prefix_logs(sub, o->nkernels ? o->kernels[k] : "default");
 			qplab_results_merge(doc, sub);
 			json_object_put(sub);
 		} else {

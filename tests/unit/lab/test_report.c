@@ -46,6 +46,8 @@ static void fixture_up(struct fixture *fx, const char *error_text)
 	for (int h = 0; h < 2; h++)
 		healthy(&fx->sf.final[h], error_text);
 	healthy(qplab_facts_at(&fx->sf, 0, 0), error_text);
+	fx->sf.step_started_ms[0] = 12;
+	fx->sf.step_ended_ms[0] = 340;
 	ck_assert_int_eq(qplab_expect_eval(fx->plan, &RUN, &fx->sf, &fx->v), 2);
 	r.plan = fx->plan;
 	r.status = QPLAB_FAIL;
@@ -296,6 +298,14 @@ START_TEST(report_results_json_round_trips_and_merges)
 	ck_assert(json_object_is_type(path_get(back, k_gid), json_type_null)); /* not collected */
 	ck_assert_str_eq(json_object_get_string(path_get(back, k_step)), "OK");
 	ck_assert_str_eq(json_object_get_string(path_get(back, k_obs)), "OK");
+	static const char *const k_started[] = {"runs", "0", "scenarios", "0", "steps", "0", "started_ms", NULL};
+	static const char *const k_ended[] = {"runs", "0", "scenarios", "0", "steps", "0", "ended_ms", NULL};
+	static const char *const k_on0[] = {"runs", "0", "scenarios", "0", "steps", "0", "on", "0", NULL};
+	static const char *const k_on1[] = {"runs", "0", "scenarios", "0", "steps", "0", "on", "1", NULL};
+	ck_assert_int_eq(json_object_get_int(path_get(back, k_started)), 12);
+	ck_assert_int_eq(json_object_get_int(path_get(back, k_ended)), 340);
+	ck_assert_str_eq(json_object_get_string(path_get(back, k_on0)), "a"); /* from, then to */
+	ck_assert_str_eq(json_object_get_string(path_get(back, k_on1)), "b");
 
 	/* A second kernel's file merges into an array of two runs. */
 	ck_assert_int_eq(qplab_results_load(path, &other, err, sizeof(err)), 0);
@@ -355,6 +365,10 @@ START_TEST(report_outputs_land_in_the_out_dir)
 	snprintf(path, sizeof(path), "%s/junit.xml", dir);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_gt(st.st_size, 40);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_gt(st.st_size, 1000);
 	unlink(path);
 	rmdir(dir);
 	tmp_path(dir, sizeof(dir), "outdir");
