@@ -137,25 +137,33 @@ wait_until() {
 # Kernels the lab can boot: "RELEASE KERNEL-IMAGE MODULE-BASE" lines, where
 # MODULE-BASE/lib/modules/RELEASE is the module tree. Looks in the cache of
 # scripts/lab-kernels.sh, then at the host's /boot + /lib/modules.
-# QPLAB_KERNEL_DIRS (colon-separated) adds more caches.
-QPLAB_LOOKED_AT=()
+# QPLAB_KERNEL_DIRS (colon-separated) adds more caches; QPLAB_BOOT_DIR
+# stands for /boot (the self-tests point it at an empty directory).
+kernel_dirs() { # the caches, one per line
+	local d IFS=:
+	for d in ${QPLAB_KERNEL_DIRS:+$QPLAB_KERNEL_DIRS:}$QPLAB_KERNELS; do echo "$d"; done
+}
+# Where list_kernels looks, one place per line (for the "looked at" of an
+# error: list_kernels runs in a subshell, so it cannot leave a list behind).
+kernel_places() {
+	local d
+	while IFS= read -r d; do echo "$d/<release>/{vmlinuz,lib/modules/<release>}"; done < <(kernel_dirs)
+	echo "${QPLAB_BOOT_DIR:-/boot}/vmlinuz-<release> + /lib/modules/<release>"
+}
 list_kernels() {
-	local d r dirs=${QPLAB_KERNEL_DIRS:+$QPLAB_KERNEL_DIRS:}$QPLAB_KERNELS
-	local IFS=:
-	for d in $dirs; do
-		QPLAB_LOOKED_AT+=("$d/<release>/{vmlinuz,lib/modules/<release>}")
+	local d r boot=${QPLAB_BOOT_DIR:-/boot}
+	while IFS= read -r d; do
 		[ -d "$d" ] || continue
 		for r in "$d"/*/; do
 			r=$(basename "$r")
 			[ -s "$d/$r/vmlinuz" ] && [ -s "$d/$r/lib/modules/$r/modules.dep" ] &&
 				echo "$r $d/$r/vmlinuz $d/$r"
 		done
-	done
-	QPLAB_LOOKED_AT+=("/boot/vmlinuz-<release> + /lib/modules/<release>")
-	for r in /boot/vmlinuz-*; do
+	done < <(kernel_dirs)
+	for r in "$boot"/vmlinuz-*; do
 		[ -e "$r" ] || continue
-		r=${r#/boot/vmlinuz-}
-		[ -s "/lib/modules/$r/modules.dep" ] && echo "$r /boot/vmlinuz-$r /"
+		r=${r#"$boot"/vmlinuz-}
+		[ -s "/lib/modules/$r/modules.dep" ] && echo "$r $boot/vmlinuz-$r /"
 	done
 	return 0
 }

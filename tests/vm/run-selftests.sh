@@ -86,7 +86,7 @@ trap 'rm -rf "$TMPD"' EXIT
 if [ $host_tests = 1 ]; then
 	expect_rc 125 "vm: qemu missing is exit 125" env QPLAB_QEMU=/nonexistent/qemu "$VM" -- true
 	grep -q 'fix:' "$TMPD/out" || not_ok "vm: the qemu error names its fix"
-	expect_rc 125 "vm: no kernel is exit 125" env QPLAB_CACHE="$TMPD/none" QPLAB_KERNEL_DIRS="" "$VM" -- true
+	expect_rc 125 "vm: no kernel is exit 125" env QPLAB_CACHE="$TMPD/none" QPLAB_KERNEL_DIRS="" QPLAB_BOOT_DIR="$TMPD/none" "$VM" -- true
 	grep -q 'looked at' "$TMPD/out" || not_ok "vm: the no-kernel error lists what was looked at"
 	expect_rc 2 "vm: a bad flag is exit 2" "$VM" --mem lots -- true
 	expect_rc 2 "vm: --cpus beyond 64 is a usage error, not a wrapped count" "$VM" --cpus 99999999999999 -- true
