@@ -41,6 +41,10 @@ ifeq ($(SANITIZE),1)
 REAL_CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 SAN_LDFLAGS := -fsanitize=address,undefined
 endif
+ifeq ($(SANITIZE),thread)
+REAL_CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=thread
+SAN_LDFLAGS := -fsanitize=thread
+endif
 REAL_LDFLAGS := $(SAN_LDFLAGS) $(LDFLAGS)
 
 LIB_SRC    := $(sort $(wildcard lib/*/*.c))
@@ -63,7 +67,7 @@ QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
 
-.PHONY: all unit check-layers compat vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
+.PHONY: all unit check-layers compat vmtest check sanitize tsan valgrind fuzz bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -77,6 +81,7 @@ help:
 	@echo "make vmtest     the tests that need rdma_rxe, in the lab VM (one boot per kernel)"
 	@echo "make compat     the message bodies against Mooncake's JSON library"
 	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
+	@echo "make tsan       unit tests under ThreadSanitizer (build/tsan); build/tsan/tests/rdma for the VM"
 	@echo "make valgrind   unit tests under valgrind"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS=$(FUZZ_SECONDS) each"
 	@echo "make quirks     docs/quirks.md: qplab quirks in the lab VM, per kernel and per quirk profile"
@@ -175,6 +180,18 @@ compat: deps-check $(STATIC_LIB)
 
 sanitize: deps-check
 	$(MAKE) BUILD=build/sanitize SANITIZE=1 QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-3} unit
+
+# ThreadSanitizer: the library, qplab and the unit suites built with
+# -fsanitize=thread in build/tsan.  halt_on_error: a report ends the test
+# that caused it, which Check then counts as an error; lock-order inversions
+# (potential deadlocks) are reports too.  setarch -R runs without address
+# randomisation: TSan's shadow memory layout does not fit every address a
+# kernel with large vm.mmap_rnd_bits hands out.  Suppressions, each with
+# the reason its race is benign, are in tests/tsan.supp.
+tsan: deps-check
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp $${TSAN_OPTIONS:-}" \
+	  $(MAKE) BUILD=build/tsan SANITIZE=thread QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-5} \
+	  TEST_PREFIX="setarch -R" unit
 
 valgrind: deps-check
 	CK_FORK=no QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-20} $(MAKE) unit \
