@@ -79,12 +79,23 @@ static int precheck(struct passive *p)
 	return 0;
 }
 
+/* Lab hook: how long the passive side holds back its RTR.  The hooks are
+ * read under hook_lock: qphs_context_set_hooks may change them any time. */
+static int rtr_delay_ms(struct qphs_context *ctx)
+{
+	int ms;
+
+	pthread_mutex_lock(&ctx->hook_lock);
+	ms = ctx->hooks.passive_rtr_delay_ms;
+	pthread_mutex_unlock(&ctx->hook_lock);
+	return ms;
+}
+
 /* ep->lock held.  Returns 1 when the endpoint was retired and the caller
  * should try once more with a fresh one. */
 static int setup_locked(struct passive *p, struct qphs_endpoint *ep)
 {
-	int st = atomic_load(&ep->status), want_ack;
-	const struct qphs_rdma_hooks *h = &p->ctx->hooks;
+	int st = atomic_load(&ep->status), want_ack, delay_ms = rtr_delay_ms(p->ctx);
 
 	want_ack = p->peer->has_ready_ack && p->ctx->cfg->ready_ack;
 	if (st == QPHS_EP_CONNECTED || st == QPHS_EP_WAIT_READY_ACK) {
@@ -99,9 +110,8 @@ static int setup_locked(struct passive *p, struct qphs_endpoint *ep)
 		return 1;
 	}
 	atomic_store(&ep->status, QPHS_EP_CONNECTING);
-	if (h->passive_rtr_delay_ms > 0) {
-		struct timespec ts = {h->passive_rtr_delay_ms / 1000,
-				      (h->passive_rtr_delay_ms % 1000) * 1000000L};
+	if (delay_ms > 0) {
+		struct timespec ts = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
 		nanosleep(&ts, NULL);
 	}
 	ep->queue_ms = p->queued_ms;
