@@ -10,23 +10,15 @@
 #include "setup/setup_int.h"
 #include "rdmatest.h"
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* Waits until dev holds want QPs of this process (the filler's work);
  * bounded in time: one count runs `rdma`, slow under TCG. */
 static void wait_qps(const char *dev, int want)
 {
 	struct timespec nap = {0, 50 * 1000000L};
-	double end = now_ms() + rdma_ms(10000);
+	double end = lab_now_ms() + rdma_ms(10000);
 	int n;
 
-	while ((n = lab_count_qps(dev)) != want && now_ms() < end)
+	while ((n = lab_count_qps(dev)) != want && lab_now_ms() < end)
 		nanosleep(&nap, NULL);
 	ck_assert_msg(n == want, "%s holds %d QPs of this process, want %d", dev, n, want);
 }
