@@ -65,15 +65,17 @@ static int send_ready_ack(struct qphs_endpoint *ep, const char *server,
 {
 	struct qphs_hs_desc reply;
 	char txt[QPHS__TEXT_LEN];
+	double t0 = qphs__mono_ms(), tcp = -1;
 	int rc;
 
 	local->has_ready_ack = true;
 	local->ready_ack = true;
-	rc = qphs__hs_send_timed(ep->ctx, server, local, &reply, txt, sizeof(txt),
-				 &ep->ack_connect_ms);
+	rc = qphs__hs_send_timed(ep->ctx, server, local, &reply, txt, sizeof(txt), &tcp);
 	if (rc == 0 || rc == QPHS_ERR_REJECT_HANDSHAKE)
 		qphs_hs_desc_clear(&reply);
 	pthread_mutex_lock(&ep->lock);
+	ep->ack_connect_ms = tcp;
+	ep->ack_ms = qphs__mono_ms() - t0;
 	if (rc) {
 		QPHS_ERR("[Handshake] Failed to send RDMA ready ACK to %s: %s", ep->peer_path, txt);
 		qphs__ep_set_err(ep, rc, "Failed to send RDMA ready ACK: %s", txt);
@@ -240,24 +242,22 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 		qphs__ep_timings_clear(ep);
 		pthread_mutex_unlock(&ep->lock);
 		rc = qphs__hs_send_timed(ep->ctx, server, &local, &reply, txt, sizeof(txt), &tcp);
-		ep->rpc_ms = qphs__mono_ms() - t0;
-		ep->tcp_ms = tcp;
+		double rpc = qphs__mono_ms() - t0;
+
 		reply_delay_hook(ep->ctx);
 		parsed = rc == 0 || rc == QPHS_ERR_REJECT_HANDSHAKE;
 		if (!parsed && qphs_hs_desc_init(&reply) == 0)
 			parsed = 1;
 		pthread_mutex_lock(&ep->lock);
+		ep->rpc_ms = rpc;
+		ep->tcp_ms = tcp;
 		rc = handle_reply(ep, rc, txt, &reply, &local, &need_ack);
 		pthread_mutex_unlock(&ep->lock);
 		if (parsed)
 			qphs_hs_desc_clear(&reply);
 	}
-	if (!rc && need_ack) {
-		double t0 = qphs__mono_ms();
-
+	if (!rc && need_ack)
 		rc = send_ready_ack(ep, server, &local);
-		ep->ack_ms = qphs__mono_ms() - t0;
-	}
 	qphs_hs_desc_clear(&local);
 	return rc;
 }
