@@ -67,7 +67,8 @@ struct qphs_endpoint {
 	int rd_atomic;
 	int rd_atom_taken;                 /* counted in ctx->rd_atom_used */
 	int peer_ready_ack;
-	struct timespec ack_deadline;      /* status 3 on the passive side */
+	atomic_llong ack_deadline_ms;      /* status 3 (monotonic ms), set under
+					    * lock, read by the expiry scan */
 	uint64_t tr_ok[QPHS_TR_COUNT], tr_failed[QPHS_TR_COUNT];
 	uint64_t reset_skipped, connect_attempts, retired_retries;
 	double rpc_ms, setup_ms, ack_ms, passive_setup_ms;
