@@ -308,12 +308,13 @@ int qphs_rdma_open_device(struct qphs_rdma *r, const char *device, struct qphs_c
 	rc = qphs__context_open(&owner, device, &ctx);
 	if (rc) {
 		snprintf(r->errstr, sizeof(r->errstr), "%s", ctx ? ctx->errstr : "out of memory");
-		qphs__context_close(ctx);
 	} else {
 		r->ctx[r->nctx++] = ctx;
 		*out = ctx;
 	}
 	pthread_mutex_unlock(&r->lock);
+	if (rc)
+		qphs__context_close(ctx); /* takes pool_lock: not under r->lock */
 	return rc;
 }
 
