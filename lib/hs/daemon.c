@@ -439,10 +439,28 @@ static void *loop_main(void *arg)
 	return NULL;
 }
 
+/* Closes what a failed start opened, so that a retry starts afresh and
+ * nothing leaks. */
+static void start_undo(struct qphs_daemon *d)
+{
+	if (d->epfd >= 0)
+		close(d->epfd);
+	if (d->reserve_fd >= 0)
+		close(d->reserve_fd);
+	d->epfd = d->reserve_fd = -1;
+	pthread_mutex_lock(&d->door->mu);
+	if (d->door->efd >= 0)
+		close(d->door->efd);
+	d->door->efd = -1;
+	d->door->daemon = NULL;
+	pthread_mutex_unlock(&d->door->mu);
+}
+
 int qphs_daemon_start(struct qphs_daemon *d)
 {
 	struct epoll_event le = {.events = EPOLLIN, .data.ptr = &listener_tag};
 	struct epoll_event de = {.events = EPOLLIN, .data.ptr = &door_tag};
+	int rc;
 
 	if (!d || d->started)
 		return QPHS_ERR_INVALID_ARGUMENT;
@@ -451,15 +469,21 @@ int qphs_daemon_start(struct qphs_daemon *d)
 	raise_nofile(d->cfg.max_connections + 256);
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	d->door->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	d->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	d->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC); /* optional */
 	if (d->epfd < 0 || d->door->efd < 0 ||
 	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->lfd, &le) != 0 ||
-	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->door->efd, &de) != 0)
-		return set_err(d, QPHS_ERR_SOCKET, "event loop setup: %s", strerror(errno));
+	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->door->efd, &de) != 0) {
+		rc = set_err(d, QPHS_ERR_SOCKET, "event loop setup: %s", strerror(errno));
+		start_undo(d);
+		return rc;
+	}
 	d->door->daemon = d;
 	atomic_store(&d->stopping, false);
-	if (pthread_create(&d->thread, NULL, loop_main, d) != 0)
-		return set_err(d, QPHS_ERR_MEMORY, "cannot start the loop thread");
+	if (pthread_create(&d->thread, NULL, loop_main, d) != 0) {
+		rc = set_err(d, QPHS_ERR_MEMORY, "cannot start the loop thread");
+		start_undo(d);
+		return rc;
+	}
 	pthread_setname_np(d->thread, "qphs-loop"); /* top -H, perf, gdb */
 	d->started = true;
 	return 0;
