@@ -19,6 +19,7 @@
 
 #include "daemon_int.h"
 #include "base/log.h"
+#include "base/thread.h"
 #include "net.h"
 #include "qphs/error.h"
 
@@ -479,12 +480,11 @@ int qphs_daemon_start(struct qphs_daemon *d)
 	}
 	d->door->daemon = d;
 	atomic_store(&d->stopping, false);
-	if (pthread_create(&d->thread, NULL, loop_main, d) != 0) {
-		rc = set_err(d, QPHS_ERR_MEMORY, "cannot start the loop thread");
+	if ((rc = qphs__thread_start(&d->thread, loop_main, d, "qphs-loop")) != 0) {
+		rc = set_err(d, QPHS_ERR_THREAD, "cannot start the loop thread: %s", strerror(rc));
 		start_undo(d);
 		return rc;
 	}
-	pthread_setname_np(d->thread, "qphs-loop"); /* top -H, perf, gdb */
 	d->started = true;
 	return 0;
 }

@@ -219,15 +219,9 @@ int qphs__context_open(const struct qphs__ctx_owner *owner, const char *device,
 	}
 	if ((rc = check_port(ctx)) || (rc = choose_gid(ctx)) || (rc = open_resources(ctx)))
 		return rc;
-	if ((rc = qphs__qp_pool_start(ctx))) {
-		qphs__context_set_err(ctx, "%s: cannot start the QP pool of %d", device,
-				      cfg->qp_pool_size);
+	/* Each sets ctx->errstr when it fails. */
+	if ((rc = qphs__qp_pool_start(ctx)) || (rc = qphs__events_start(ctx)))
 		return rc;
-	}
-	if ((rc = qphs__events_start(ctx))) {
-		qphs__context_set_err(ctx, "%s: cannot start the async event thread", device);
-		return rc;
-	}
 	QPHS_INFO("[Handshake] opened %s port %d lid %u gid %s index %d (%s) active_mtu %d",
 		  device, ctx->port, ctx->lid, ctx->gid_str, ctx->gid_index, ctx->gid_reason,
 		  ctx->active_mtu_at_open);

@@ -74,6 +74,10 @@ QPHS_EXPORT int qphs_daemon_listen(struct qphs_daemon *d, const char *host,
 QPHS_EXPORT const char *qphs_daemon_address(const struct qphs_daemon *d);
 QPHS_EXPORT uint16_t qphs_daemon_port(const struct qphs_daemon *d);
 
+/* Starts the loop thread.  Returns 0; QPHS_ERR_SOCKET when the epoll set or
+ * the eventfd cannot be made, QPHS_ERR_THREAD when the thread cannot start
+ * (qphs_daemon_errstr names the errno).  A failed start leaves nothing
+ * open, and may be tried again. */
 QPHS_EXPORT int qphs_daemon_start(struct qphs_daemon *d);
 QPHS_EXPORT int qphs_daemon_stop(struct qphs_daemon *d);
 QPHS_EXPORT void qphs_daemon_free(struct qphs_daemon *d);

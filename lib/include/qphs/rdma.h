@@ -53,8 +53,9 @@ QPHS_EXPORT const char *qphs_ep_status_name(int status);
 /* server: copied; the nic path server part, "host:port" (bracketed IPv6),
  * normally a daemon's address.  cfg: copied.  *out: transferred
  * (qphs_rdma_free).  Returns 0, QPHS_ERR_INVALID_ARGUMENT (bad config,
- * unknown quirk profile; text in err, caller's buffer, may be NULL) or
- * QPHS_ERR_MEMORY. */
+ * unknown quirk profile; text in err, caller's buffer, may be NULL),
+ * QPHS_ERR_MEMORY or QPHS_ERR_THREAD (a worker thread could not start: err
+ * names it and the errno). */
 QPHS_EXPORT int qphs_rdma_new(const struct qphs_config *cfg, const char *server,
 			      struct qphs_rdma **out, char *err, size_t errlen);
 QPHS_EXPORT void qphs_rdma_free(struct qphs_rdma *r);
@@ -63,7 +64,8 @@ QPHS_EXPORT void qphs_rdma_free(struct qphs_rdma *r);
  * valid until qphs_rdma_free.  Errors: QPHS_ERR_DEVICE_NOT_FOUND,
  * QPHS_ERR_PORT_NOT_ACTIVE (the text names device, port and state),
  * QPHS_ERR_GID_NULL / QPHS_ERR_NO_SUITABLE_GID (Mooncake's texts),
- * QPHS_ERR_CONTEXT.  The text is on r (qphs_rdma_errstr). */
+ * QPHS_ERR_CONTEXT, QPHS_ERR_THREAD (the event or QP pool thread could not
+ * start; the text names the errno).  The text is on r (qphs_rdma_errstr). */
 QPHS_EXPORT int qphs_rdma_open_device(struct qphs_rdma *r, const char *device,
 				      struct qphs_context **out);
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/thread.h"
 #include "hs_testutil.h"
 #include "unit.h"
 
@@ -706,6 +707,51 @@ START_TEST(daemon_survives_running_out_of_descriptors)
 }
 END_TEST
 
+static int open_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = -1; /* the directory's own descriptor */
+
+	ck_assert_ptr_nonnull(dir);
+	while ((e = readdir(dir)))
+		n += e->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+static int no_thread(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	(void)t, (void)attr, (void)fn, (void)arg;
+	return EAGAIN;
+}
+
+/* A loop thread that cannot start is ERR_THREAD with pthread_create's
+ * errno in the text, not "out of memory"; the failed start leaves no
+ * descriptor open, and a second start works. */
+START_TEST(daemon_start_without_a_thread_names_the_errno_and_can_be_retried)
+{
+	struct qphs_daemon *d;
+	struct qphs_config cfg;
+	int before;
+
+	hs_test_config(&cfg);
+	ck_assert_int_eq(qphs_daemon_new(&cfg, &d), 0);
+	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
+	before = open_fds();
+	qphs__thread_set_create(no_thread);
+	ck_assert_int_eq(qphs_daemon_start(d), QPHS_ERR_THREAD);
+	qphs__thread_set_create(NULL);
+	ck_assert_msg(strstr(qphs_daemon_errstr(d), strerror(EAGAIN)), "errstr '%s'",
+		      qphs_daemon_errstr(d));
+	ck_assert_int_eq(open_fds(), before);
+	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	hs_test_assert_probe(d);
+	qphs_daemon_free(d);
+	ck_assert_int_eq(open_fds(), before - 1); /* the listener is gone too */
+}
+END_TEST
+
 Suite *suite_daemon(void)
 {
 	Suite *s = suite_create("daemon");
@@ -721,6 +767,7 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, daemon_handler_failure_becomes_reply_msg_or_close);
 	tcase_add_test(tc, daemon_picks_ports_in_the_rpc_range);
 	tcase_add_test(tc, daemon_never_raises_sigpipe);
+	tcase_add_test(tc, daemon_start_without_a_thread_names_the_errno_and_can_be_retried);
 	tc = unit_tcase(s, "bad_frames", 20);
 	tcase_add_loop_test(tc, daemon_closes_each_bad_frame_and_keeps_serving, 0, (int)N_BAD);
 	tcase_add_test(tc, daemon_live_bytes_return_to_baseline_after_10000_bad_frames);
