@@ -206,9 +206,8 @@ int qphs__context_open(const struct qphs__ctx_owner *owner, const char *device,
 	snprintf(ctx->device, sizeof(ctx->device), "%s", device);
 	snprintf(ctx->nic_path, sizeof(ctx->nic_path), "%s@%s", owner->server, device);
 	*out = ctx; /* the caller reads ctx->errstr and closes it on failure */
-	ctx->ib = qphs__verbs_open(device, ctx->errstr, sizeof(ctx->errstr));
-	if (!ctx->ib)
-		return strstr(ctx->errstr, "not found") ? QPHS_ERR_DEVICE_NOT_FOUND : QPHS_ERR_CONTEXT;
+	if ((rc = qphs__verbs_open(device, &ctx->ib, ctx->errstr, sizeof(ctx->errstr))))
+		return rc;
 	if (qphs__verbs_init(&ctx->verbs, cfg->quirk_profile, ctx->ib, ctx->port)) {
 		qphs__context_set_err(ctx, "unknown quirk profile '%s'", cfg->quirk_profile);
 		return QPHS_ERR_INVALID_ARGUMENT;

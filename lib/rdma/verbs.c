@@ -295,32 +295,32 @@ void qphs__verbs_fini(struct qphs__verbs *v)
 
 /* ---- passthroughs ------------------------------------------------------ */
 
-struct ibv_context *qphs__verbs_open(const char *name, char *err, size_t errlen)
+int qphs__verbs_open(const char *name, struct ibv_context **out, char *err, size_t errlen)
 {
 	struct ibv_device **list;
-	struct ibv_context *c = NULL;
-	int n = 0, found = 0;
+	int n = 0, rc = QPHS_ERR_DEVICE_NOT_FOUND;
 
+	*out = NULL;
 	list = ibv_get_device_list(&n);
 	if (!list) {
 		snprintf(err, errlen, "ibv_get_device_list failed: %s", strerror(errno));
-		return NULL;
+		return QPHS_ERR_CONTEXT;
 	}
 	for (int i = 0; i < n; i++) {
 		if (strcmp(ibv_get_device_name(list[i]), name))
 			continue;
-		found = 1;
-		c = ibv_open_device(list[i]);
-		if (!c)
+		*out = ibv_open_device(list[i]);
+		rc = *out ? 0 : QPHS_ERR_CONTEXT;
+		if (!*out)
 			snprintf(err, errlen, "ibv_open_device(%s) failed: %s", name,
 				 strerror(errno));
 		break;
 	}
-	if (!found)
+	if (rc == QPHS_ERR_DEVICE_NOT_FOUND)
 		snprintf(err, errlen, "RDMA device %s not found (%d device%s present)", name, n,
 			 n == 1 ? "" : "s");
 	ibv_free_device_list(list);
-	return c;
+	return rc;
 }
 
 int qphs__verbs_device_names(char (*names)[64], int max)
@@ -341,10 +341,10 @@ int qphs__verbs_device_vendor(const char *name, uint32_t *vendor_id)
 {
 	struct ibv_device_attr da;
 	char err[160];
-	struct ibv_context *c = qphs__verbs_open(name, err, sizeof(err));
+	struct ibv_context *c;
 	int rc;
 
-	if (!c)
+	if (qphs__verbs_open(name, &c, err, sizeof(err)))
 		return ENODEV;
 	rc = ibv_query_device(c, &da);
 	if (!rc)
