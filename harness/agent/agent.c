@@ -120,6 +120,10 @@ static int start(struct agent *a, char *err, size_t errlen)
 		snprintf(err, errlen, "listen on %s: %s", a->listen, qphs_daemon_errstr(a->d));
 	if (!rc && !a->ctx_code)
 		a->ctx_code = open_context(a, a->ctx_error, sizeof(a->ctx_error));
+	if (!rc && qphs_daemon_raise_nofile(&a->cfg, NULL, err, errlen) != 0) {
+		fprintf(stderr, "qplab agent %s: warning: %s\n", a->host, err);
+		err[0] = '\0';
+	}
 	if (!rc && (rc = qphs_daemon_start(a->d)) != 0)
 		snprintf(err, errlen, "daemon: %s", qphs_daemon_errstr(a->d));
 	if (rc && !err[0])

@@ -81,19 +81,36 @@ void qphs__timer_disarm(struct qphs_daemon *d, struct conn *c)
 	c->tlist = T_NONE;
 }
 
-/* Raises RLIMIT_NOFILE's soft limit towards the hard one, so the cap on
- * connections, not the default 1024 descriptors, is what limits us. */
-static void raise_nofile(int want)
+/* qphs/daemon.h.  Process-wide, so only ever on the caller's request. */
+int qphs_daemon_raise_nofile(const struct qphs_config *cfg, uint64_t *soft, char *err,
+			     size_t errlen)
 {
+	struct qphs_config defaults;
 	struct rlimit rl;
+	rlim_t want;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= (rlim_t)want)
-		return;
-	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)want
-			      ? (rlim_t)want
-			      : rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-		QPHS_INFO("[Handshake] could not raise RLIMIT_NOFILE: %s", strerror(errno));
+	if (!cfg) {
+		qphs_config_init(&defaults);
+		cfg = &defaults;
+	}
+	want = (rlim_t)(cfg->max_connections > 0 ? cfg->max_connections : 0) + 256;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "getrlimit(RLIMIT_NOFILE): %s", strerror(errno));
+		return QPHS_ERR_INVALID_ARGUMENT;
+	}
+	if (rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+			if (err && errlen)
+				snprintf(err, errlen, "setrlimit(RLIMIT_NOFILE, %llu): %s",
+					 (unsigned long long)rl.rlim_cur, strerror(errno));
+			return QPHS_ERR_INVALID_ARGUMENT;
+		}
+	}
+	if (soft)
+		*soft = (uint64_t)rl.rlim_cur;
+	return 0;
 }
 
 int qphs_daemon_new(const struct qphs_config *cfg, struct qphs_daemon **out)
@@ -467,7 +484,6 @@ int qphs_daemon_start(struct qphs_daemon *d)
 		return QPHS_ERR_INVALID_ARGUMENT;
 	if (d->lfd < 0)
 		return set_err(d, QPHS_ERR_INVALID_ARGUMENT, "qphs_daemon_listen first");
-	raise_nofile(d->cfg.max_connections + 256);
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	d->door->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	d->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC); /* optional */

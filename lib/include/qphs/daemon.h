@@ -74,6 +74,20 @@ QPHS_EXPORT int qphs_daemon_listen(struct qphs_daemon *d, const char *host,
 QPHS_EXPORT const char *qphs_daemon_address(const struct qphs_daemon *d);
 QPHS_EXPORT uint16_t qphs_daemon_port(const struct qphs_daemon *d);
 
+/* Raises this process's soft RLIMIT_NOFILE to cfg->max_connections + 256
+ * descriptors (the connections, and room for everything else the process
+ * opens), or to the hard limit when that is lower; never lowers it.  The
+ * limit is the whole process's, so the library never changes it on its
+ * own: a server that expects up to max_connections clients calls this
+ * before qphs_daemon_start (qplab agent and qplab hs serve do).  Without
+ * it the daemon still works, and running out of descriptors costs refused
+ * connections (refused_no_fd), never a busy loop.  cfg NULL: the defaults.
+ * *soft (may be NULL): the soft limit afterwards.  Returns 0, or
+ * QPHS_ERR_INVALID_ARGUMENT when the limit cannot be read or set (err,
+ * caller's, may be NULL, names the errno). */
+QPHS_EXPORT int qphs_daemon_raise_nofile(const struct qphs_config *cfg, uint64_t *soft,
+					 char *err, size_t errlen);
+
 /* Starts the loop thread.  Returns 0; QPHS_ERR_SOCKET when the epoll set or
  * the eventfd cannot be made, QPHS_ERR_THREAD when the thread cannot start
  * (qphs_daemon_errstr names the errno).  A failed start leaves nothing

@@ -752,6 +752,49 @@ START_TEST(daemon_start_without_a_thread_names_the_errno_and_can_be_retried)
 }
 END_TEST
 
+static rlim_t soft_nofile(void)
+{
+	struct rlimit rl;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	return rl.rlim_cur;
+}
+
+/* The descriptor limit is the process's: qphs_daemon_start leaves it
+ * alone, and qphs_daemon_raise_nofile raises it when asked, to
+ * max_connections + 256 or the hard limit, and never lowers it. */
+START_TEST(daemon_raises_the_descriptor_limit_only_when_asked)
+{
+	struct rlimit saved, rl;
+	struct qphs_config cfg;
+	struct qphs_daemon *d;
+	uint64_t soft = 0;
+	rlim_t low, want;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &saved), 0);
+	hs_test_config(&cfg);
+	cfg.max_connections = 2000;
+	want = saved.rlim_max == RLIM_INFINITY || saved.rlim_max > 2256 ? 2256 : saved.rlim_max;
+	low = want > 512 ? 512 : want - 1;
+	rl = saved;
+	rl.rlim_cur = low;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	d = hs_test_daemon(&cfg, NULL);
+	ck_assert_uint_eq(soft_nofile(), low);
+	ck_assert_int_eq(qphs_daemon_raise_nofile(&cfg, &soft, NULL, 0), 0);
+	ck_assert_uint_eq(soft_nofile(), want);
+	ck_assert_uint_eq(soft, want);
+	cfg.max_connections = 1;
+	ck_assert_int_eq(qphs_daemon_raise_nofile(&cfg, &soft, NULL, 0), 0);
+	ck_assert_uint_eq(soft_nofile(), want);
+	ck_assert_uint_eq(soft, want);
+	hs_test_assert_probe(d);
+	qphs_daemon_free(d);
+	/* Without CK_FORK (valgrind) the next tests share this process. */
+	setrlimit(RLIMIT_NOFILE, &saved);
+}
+END_TEST
+
 Suite *suite_daemon(void)
 {
 	Suite *s = suite_create("daemon");
@@ -768,6 +811,7 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, daemon_picks_ports_in_the_rpc_range);
 	tcase_add_test(tc, daemon_never_raises_sigpipe);
 	tcase_add_test(tc, daemon_start_without_a_thread_names_the_errno_and_can_be_retried);
+	tcase_add_test(tc, daemon_raises_the_descriptor_limit_only_when_asked);
 	tc = unit_tcase(s, "bad_frames", 20);
 	tcase_add_loop_test(tc, daemon_closes_each_bad_frame_and_keeps_serving, 0, (int)N_BAD);
 	tcase_add_test(tc, daemon_live_bytes_return_to_baseline_after_10000_bad_frames);
