@@ -2,6 +2,7 @@
  * the connection cap, async handlers, stop, and running out of fds. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <poll.h>
 #include <pthread.h>
@@ -752,6 +753,39 @@ START_TEST(daemon_start_without_a_thread_names_the_errno_and_can_be_retried)
 }
 END_TEST
 
+/* A start that fails half way — the epoll set made, the eventfd refused
+ * for lack of descriptors — closes what it made: as many descriptors are
+ * open as before, and a second start works. */
+START_TEST(daemon_start_that_fails_half_way_leaks_no_descriptor)
+{
+	struct qphs_daemon *d;
+	struct qphs_config cfg;
+	struct rlimit saved, rl;
+	int before, lowest, rc;
+
+	hs_test_config(&cfg);
+	ck_assert_int_eq(qphs_daemon_new(&cfg, &d), 0);
+	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
+	before = open_fds();
+	lowest = open("/dev/null", O_RDONLY | O_CLOEXEC); /* every lower one is in use */
+	ck_assert_int_ge(lowest, 0);
+	close(lowest);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &saved), 0);
+	rl = saved;
+	rl.rlim_cur = (rlim_t)lowest + 1; /* room for one more */
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	rc = qphs_daemon_start(d);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &saved), 0);
+	ck_assert_int_eq(rc, QPHS_ERR_SOCKET);
+	ck_assert_msg(strstr(qphs_daemon_errstr(d), strerror(EMFILE)), "errstr '%s'",
+		      qphs_daemon_errstr(d));
+	ck_assert_int_eq(open_fds(), before);
+	ck_assert_int_eq(qphs_daemon_start(d), 0);
+	hs_test_assert_probe(d);
+	qphs_daemon_free(d);
+}
+END_TEST
+
 static rlim_t soft_nofile(void)
 {
 	struct rlimit rl;
@@ -812,6 +846,7 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, daemon_never_raises_sigpipe);
 	tcase_add_test(tc, daemon_start_without_a_thread_names_the_errno_and_can_be_retried);
 	tcase_add_test(tc, daemon_raises_the_descriptor_limit_only_when_asked);
+	tcase_add_test(tc, daemon_start_that_fails_half_way_leaks_no_descriptor);
 	tc = unit_tcase(s, "bad_frames", 20);
 	tcase_add_loop_test(tc, daemon_closes_each_bad_frame_and_keeps_serving, 0, (int)N_BAD);
 	tcase_add_test(tc, daemon_live_bytes_return_to_baseline_after_10000_bad_frames);
