@@ -438,6 +438,7 @@ static void *loop_main(void *arg)
 	while (!atomic_load(&d->stopping)) {
 		int n = epoll_wait(d->epfd, evs, 128, next_timeout(d));
 
+		atomic_fetch_add(&d->n_wakeups, 1);
 		if (n < 0 && errno != EINTR) {
 			QPHS_ERR("[Handshake] epoll_wait: %s", strerror(errno));
 			break;
@@ -600,4 +601,5 @@ void qphs_daemon_stats(const struct qphs_daemon *d, struct qphs_daemon_stats *ou
 	out->rejected_body = atomic_load(&d->n_rejected_body);
 	out->open_connections = atomic_load(&d->n_open);
 	out->live_bytes = (uint64_t)atomic_load(&d->door->live_bytes);
+	out->loop_wakeups = atomic_load(&d->n_wakeups);
 }

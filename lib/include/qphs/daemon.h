@@ -142,7 +142,9 @@ struct qphs_daemon_stats {
 	uint64_t open_connections;
 	uint64_t live_bytes;       /* bytes allocated for connections now */
 	uint64_t refused_no_fd;    /* accepted and closed at once: the process
-				    * ran out of file descriptors (added) */
+				    * ran out of file descriptors */
+	uint64_t loop_wakeups;     /* times the loop thread's epoll_wait
+				    * returned: a loop that spins shows here */
 };
 
 /* The daemon's last refusal (added): the last request it refused before
