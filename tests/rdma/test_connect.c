@@ -31,8 +31,8 @@ static void connect_n(int nqp, int big)
 	lab_up(&a, 0, &cfg);
 	lab_up(&b, 1, &cfg);
 	lab_connect_ok(&a, &b, nqp, &ea, &eb);
-	qphs_endpoint_info(ea, &ia);
-	qphs_endpoint_info(eb, &ib);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &ia), 0);
+	ck_assert_int_eq(qphs_endpoint_info(eb, &ib), 0);
 	for (int i = 0; i < nqp; i++) {
 		/* QP i pairs with the peer's QP i, both ways. */
 		ck_assert_uint_eq(ia.peer_qpn[i], ib.qpn[i]);
@@ -86,8 +86,8 @@ START_TEST(connect_again_reuses_endpoint)
 	lab_connect_ok(&a, &b, 2, &ea, &eb);
 	ck_assert_int_eq(qphs_connect(a.ctx, b.path, &ea2), 0);
 	ck_assert_ptr_eq(ea, ea2);
-	qphs_endpoint_info(ea, &i1);
-	qphs_endpoint_info(ea2, &i2);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &i1), 0);
+	ck_assert_int_eq(qphs_endpoint_info(ea2, &i2), 0);
 	ck_assert_uint_eq(i1.qpn[0], i2.qpn[0]);
 	qphs_endpoint_put(ea2);
 	qphs_endpoint_put(ea);

@@ -104,13 +104,13 @@ static void reconnect_qpns(enum qphs_reset_policy policy, int want_same)
 	pool_up(&a, &b, 4, policy);
 	wait_qps(a.dev, 4);
 	lab_connect_ok(&a, &b, 2, &ea, &eb);
-	qphs_endpoint_info(ea, &i1);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &i1), 0);
 	ck_assert_int_eq(qphs_endpoint_disconnect(ea), 0);
 	ck_assert_int_eq(qphs_endpoint_disconnect(eb), 0);
 	qphs_endpoint_put(ea);
 	qphs_endpoint_put(eb);
 	lab_connect_ok(&a, &b, 2, &ea, &eb);
-	qphs_endpoint_info(ea, &i2);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &i2), 0);
 	for (int i = 0; i < 2; i++)
 		ck_assert_msg((i1.qpn[i] == i2.qpn[i]) == want_same, "QP %d: qpn %u then %u", i,
 			      i1.qpn[i], i2.qpn[i]);

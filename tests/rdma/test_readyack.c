@@ -24,8 +24,8 @@ static void old_peer(int a_ack, int b_ack)
 	lab_up(&a, 0, &ca);
 	lab_up(&b, 1, &cb);
 	lab_connect_ok(&a, &b, 2, &ea, &eb);
-	qphs_endpoint_info(ea, &ia);
-	qphs_endpoint_info(eb, &ib);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &ia), 0);
+	ck_assert_int_eq(qphs_endpoint_info(eb, &ib), 0);
 	ck_assert_int_eq(ia.status, QPHS_EP_CONNECTED);
 	ck_assert_int_eq(ib.status, QPHS_EP_CONNECTED);
 	ck_assert_int_eq(ia.peer_ready_ack, b_ack && a_ack);
@@ -65,8 +65,8 @@ static void mtu_pair(int negotiate, int want_a)
 	lab_up(&a, 0, &cfg);
 	lab_up(&b, 1, &cfg);
 	lab_connect_ok(&a, &b, 2, &ea, &eb);
-	qphs_endpoint_info(ea, &ia);
-	qphs_endpoint_info(eb, &ib);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &ia), 0);
+	ck_assert_int_eq(qphs_endpoint_info(eb, &ib), 0);
 	printf("# negotiation %s: a path_mtu %d, b path_mtu %d\n", negotiate ? "on" : "off",
 	       ia.path_mtu, ib.path_mtu);
 	ck_assert_int_eq(ia.path_mtu, want_a);
@@ -130,8 +130,8 @@ START_TEST(passive_rtr_delay_holds_the_active_side)
 	ck_assert_msg(rc == 0, "%s: %s", qphs_errname(rc), ea ? qphs_endpoint_errstr(ea) : "");
 	eb = qphs_context_endpoint(b.ctx, a.path);
 	ck_assert_ptr_nonnull(eb);
-	qphs_endpoint_info(ea, &ia);
-	qphs_endpoint_info(eb, &ib);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &ia), 0);
+	ck_assert_int_eq(qphs_endpoint_info(eb, &ib), 0);
 	printf("# passive RTR delayed %d ms: a's Connection round trip %.1f ms, b %s\n", delay,
 	       ia.rpc_ms, qphs_ep_status_name(ib.status));
 	ck_assert_double_ge(ia.rpc_ms, delay);
