@@ -51,9 +51,7 @@ static void connect_n(int nqp, int big)
 	ck_assert_int_eq(lab_count_qps(b.dev), nqp);
 	qphs_endpoint_put(ea);
 	qphs_endpoint_put(eb);
-	lab_down(&a);
-	lab_down(&b);
-	ck_assert_int_eq(lab_count_qps(a.dev), 0);
+	lab_down_clean(&a, &b);
 }
 
 START_TEST(connect_one_qp_rts_and_data)
@@ -92,8 +90,7 @@ START_TEST(connect_again_reuses_endpoint)
 	qphs_endpoint_put(ea2);
 	qphs_endpoint_put(ea);
 	qphs_endpoint_put(eb);
-	lab_down(&a);
-	lab_down(&b);
+	lab_down_clean(&a, &b);
 }
 END_TEST
 
