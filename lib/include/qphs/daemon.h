@@ -123,7 +123,7 @@ QPHS_EXPORT int qphs_request_reply(struct qphs_request *req, const char *json,
 /* Completes req by closing the connection without a reply.  Any thread. */
 QPHS_EXPORT void qphs_request_close(struct qphs_request *req);
 
-/* Completes req as failed (added).  A Connection or old-protocol request
+/* Completes req as failed.  A Connection or old-protocol request
  * gets a reply whose reply_msg is text (copied; NULL or "" gives
  * "Handshake callback failed: <code>", SPEC §6) and whose nic paths are the
  * request's, swapped; any other request has no body to carry an error and
@@ -147,7 +147,7 @@ struct qphs_daemon_stats {
 				    * returned: a loop that spins shows here */
 };
 
-/* The daemon's last refusal (added): the last request it refused before
+/* The daemon's last refusal: the last request it refused before
  * any handler ran — a bad frame, a body that is not JSON, a body of the
  * wrong shape (closed, or for a Connection answered with an error reply) —
  * with the very line it logged ("[Handshake] closing connection from

@@ -76,7 +76,7 @@ QPHS_EXPORT int qphs_rdma_attach(struct qphs_rdma *r, struct qphs_daemon *d);
 /* Last error text of r (borrowed; valid until the next call on r). */
 QPHS_EXPORT const char *qphs_rdma_errstr(const struct qphs_rdma *r);
 
-/* The passive side's last rejection (added): the reply_msg of the last
+/* The passive side's last rejection: the reply_msg of the last
  * Connection request r's handlers refused — QP count, nic path, GID,
  * device, a failed setup, a stale ready-ACK — copied into buf (caller's,
  * len bytes; "" when none).  Returns how many there were.  Any thread;
@@ -203,7 +203,7 @@ struct qphs_endpoint_info {
 	 * peer's whole passive setup), our own transitions, the ACK round trip. */
 	double rpc_ms, setup_ms, ack_ms;
 	double passive_setup_ms;          /* last passive setup's transitions */
-	/* The last setup, active or passive (added), in ms: the TCP connect of
+	/* The last setup, active or passive, in ms: the TCP connect of
 	 * its Connection request (active only), and each transition summed
 	 * over the endpoint's QPs, a failed call included (an RTR that times
 	 * out shows its whole wait).  < 0: it did not happen (a RESET skipped
