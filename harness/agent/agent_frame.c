@@ -18,6 +18,7 @@
 #include "agent.h"
 #include "hs/bad_frame.h"
 #include "qphs/body.h"
+#include "qphs/frame.h"
 
 #define REPLY_HEX_MAX 512 /* bytes of the daemon's answer shown as hex */
 
@@ -29,33 +30,16 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0'
-	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
-				      : -1;
-}
-
-/* "0a 0B ff" -> bytes (malloc'd).  Returns the length, or -1. */
+/* "0a 0B ff" -> bytes (malloc'd).  Returns the length, or -1 (also for
+ * no bytes at all). */
 static long unhex(const char *hex, uint8_t **out)
 {
 	size_t n = strlen(hex), k = 0;
 	uint8_t *b = malloc(n / 2 + 1);
 
-	if (!b)
+	if (!b || qphs_hex_decode(hex, n, 0, b, n / 2 + 1, &k, NULL) || !k) {
+		free(b);
 		return -1;
-	for (size_t i = 0; i < n;) {
-		if (hex[i] == ' ') {
-			i++;
-			continue;
-		}
-		if (i + 1 >= n || hexval(hex[i]) < 0 || hexval(hex[i + 1]) < 0) {
-			free(b);
-			return -1;
-		}
-		b[k++] = (uint8_t)(hexval(hex[i]) << 4 | hexval(hex[i + 1]));
-		i += 2;
 	}
 	*out = b;
 	return (long)k;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "qphs/error.h"
+#include "qphs/frame.h"
 #include "scenario_int.h"
 
 /* Which keys each kind takes besides do, name and deadline_ms. */
@@ -47,17 +48,6 @@ static int host_key(struct sc_ctx *ctx, json_object *o, const char *path, const 
 	return qplab__sc_host(ctx, qplab__sc_line(ctx, sub), s);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Hex digits, spaces allowed between bytes ("08 00 00 00 ..."). */
 static void parse_hex(struct sc_ctx *ctx, int line, const char *hex, struct qplab_step *st)
 {
@@ -66,19 +56,9 @@ static void parse_hex(struct sc_ctx *ctx, int line, const char *hex, struct qpla
 	st->frame = malloc(n / 2 + 1);
 	if (!st->frame)
 		return;
-	for (size_t i = 0; i < n;) {
-		if (hex[i] == ' ') {
-			i++;
-			continue;
-		}
-		if (i + 1 >= n || hexval(hex[i]) < 0 || hexval(hex[i + 1]) < 0) {
-			qplab__sc_err(ctx, line, "\"hex\" holds pairs of hex digits, optionally separated by spaces");
-			return;
-		}
-		st->frame[st->frame_len++] = (uint8_t)(hexval(hex[i]) << 4 | hexval(hex[i + 1]));
-		i += 2;
-	}
-	if (st->frame_len == 0)
+	if (qphs_hex_decode(hex, n, 0, st->frame, n / 2 + 1, &st->frame_len, NULL))
+		qplab__sc_err(ctx, line, "\"hex\" holds pairs of hex digits, optionally separated by spaces");
+	else if (st->frame_len == 0)
 		qplab__sc_err(ctx, line, "\"hex\" is empty");
 }
 
