@@ -207,13 +207,14 @@ quirks: deps-check all
 	  QUIRKS_PROFILE_KERNEL=$(QUIRKS_PROFILE_KERNEL) scripts/quirks-doc.sh $(QPLAB)
 
 # libFuzzer targets: fuzz/NAME.c each becomes build/fuzz/NAME, linked with
-# the library and the harness's scenario parser (pure code, no main).
+# the library and the harness's scenario parser and JSON reader (pure code,
+# no main).
 FUZZ_CC := clang
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
                -Ilib/include -Ilib -Iharness $(PKG_CFLAGS)
 FUZZ_BINS := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
-FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario/*.c))
-$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_LINK) $(wildcard lib/*/*.h lib/include/*.h lib/include/qphs/*.h harness/scenario/*.h)
+FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario/*.c)) harness/cli/jread.c
+$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_LINK) $(wildcard lib/*/*.h lib/include/*.h lib/include/qphs/*.h harness/scenario/*.h harness/cli/jread.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LINK) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 fuzz: deps-check $(FUZZ_BINS)

@@ -125,17 +125,14 @@ static void parse_connect_both(struct sc_ctx *ctx, json_object *o, const char *p
 		qplab__sc_err(ctx, st->line, "connect_both names 2 to %d hosts", QPLAB_MAX_HOSTS);
 	} else if (hosts) {
 		for (size_t i = 0; i < n; i++) {
-			json_object *h = json_object_array_get_idx(hosts, i);
+			const char *name;
 
-			st->hosts[i] = json_object_is_type(h, json_type_string)
-					       ? qplab__sc_host(ctx, st->line, json_object_get_string(h))
-					       : -1;
-			if (!json_object_is_type(h, json_type_string))
-				qplab__sc_err(ctx, st->line, "connect_both: a host is named by a string");
+			st->hosts[i] = qplab__sc_elem_str(ctx, hosts, path, "hosts", i, &name)
+					       ? qplab__sc_host(ctx, st->line, name) : -1;
 			for (size_t k = 0; k < i; k++)
 				if (st->hosts[i] >= 0 && st->hosts[i] == st->hosts[k])
 					qplab__sc_err(ctx, st->line, "connect_both names host \"%s\" twice",
-						      json_object_get_string(h));
+						      name);
 		}
 		st->nhosts = n;
 	}
