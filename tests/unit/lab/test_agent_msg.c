@@ -222,7 +222,7 @@ START_TEST(agent_report_picks_the_peers_endpoint_and_rejects_wrong_types)
 
 	ck_assert_int_eq(qplab_agent_parse_line(wrong, strlen(wrong), &m, err, sizeof(err)), 0);
 	ck_assert_int_eq(qplab_facts_from_reply(&m, NULL, &f, err, sizeof(err)), QPHS_ERR_INVALID_ARGUMENT);
-	ck_assert_str_eq(err, "agent reply: \"endpoints\" has the wrong JSON type");
+	ck_assert_str_eq(err, "agent reply: \"endpoints\" must be an array, not an integer");
 	qplab_facts_free(&f);
 	qplab_agent_msg_free(&m);
 }
