@@ -92,6 +92,12 @@ static const struct {
 	{"[1]", QPHS_ERR_MALFORMED_JSON, 0},
 	{"{\"v\":1,", QPHS_ERR_MALFORMED_JSON, 0},
 	{"{\"v\":1,\"type\":\"ready\"} trailing", QPHS_ERR_MALFORMED_JSON, 0},
+	{"{\"v\":1,\"type\":null}", QPHS_ERR_INVALID_ARGUMENT, 0}, /* once a crash (strcmp) */
+	{"{\"v\":1,\"type\":7}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":1.0,\"type\":\"ready\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":1,\"type\":\"fatal\",\"code\":null,\"error\":\"\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":1,\"type\":\"reply\",\"id\":\"2\",\"ok\":true,\"code\":\"OK\",\"error\":\"\"}",
+	 QPHS_ERR_INVALID_ARGUMENT, 0},
 };
 
 START_TEST(agent_lines_are_decoded_strictly)
