@@ -1,4 +1,5 @@
 /* The harness's strict JSON reader (jread.h). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,30 @@ int jread_parse_object(struct jread *r, const char *text, size_t len, json_objec
 		return jread_fail(r, NULL, "not a JSON object");
 	}
 	return JREAD_OK;
+}
+
+int jread_parse_file(struct jread *r, const char *path, json_object **out)
+{
+	FILE *f = fopen(path, "r");
+	long size = -1;
+	char *text = NULL;
+	int rc;
+
+	*out = NULL;
+	if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (text = malloc((size_t)size + 1)) && fread(text, 1, (size_t)size, f) != (size_t)size)
+		size = -1;
+	if (f)
+		fclose(f);
+	if (!f || size < 0 || !text) {
+		free(text);
+		return jread_fail(r, NULL, "cannot read %s: %s", path,
+				  strerror(errno ? errno : EIO));
+	}
+	text[size] = '\0';
+	rc = jread_parse_object(r, text, (size_t)size, out);
+	free(text);
+	return rc;
 }
 
 /* v, found under name, checked against t. */
@@ -285,4 +310,58 @@ void jread_only_keys(struct jread *r, json_object *o, const char *const *keys, c
 			jread_fail(r, key, "unknown key \"%s\"%s%s", key, in ? " in " : "",
 				   in ? in : "");
 	}
+}
+
+const char *jread_str_or(json_object *o, const char *key, const char *dflt)
+{
+	struct jread r = {0};
+	const char *s = dflt;
+
+	jread_str(&r, o, key, &s);
+	return s;
+}
+
+int64_t jread_int_or(json_object *o, const char *key, int64_t dflt)
+{
+	struct jread r = {0};
+	int64_t v = dflt;
+
+	jread_int64(&r, o, key, INT64_MIN, INT64_MAX, &v);
+	return v;
+}
+
+bool jread_bool_or(json_object *o, const char *key, bool dflt)
+{
+	struct jread r = {0};
+	bool v = dflt;
+
+	jread_bool(&r, o, key, &v);
+	return v;
+}
+
+json_object *jread_array_or_null(json_object *o, const char *key)
+{
+	struct jread r = {0};
+	json_object *v;
+
+	jread_array(&r, o, key, &v);
+	return v;
+}
+
+json_object *jread_object_or_null(json_object *o, const char *key)
+{
+	struct jread r = {0};
+	json_object *v;
+
+	jread_object(&r, o, key, &v);
+	return v;
+}
+
+json_object *jread_object_at(json_object *arr, size_t i)
+{
+	struct jread r = {0};
+	json_object *v;
+
+	jread_elem(&r, arr, "", i, json_type_object, &v);
+	return v;
 }

@@ -48,6 +48,10 @@ int jread_parse(struct jread *r, const char *text, size_t len, json_object **out
 /* The same, and the value must be an object. */
 int jread_parse_object(struct jread *r, const char *text, size_t len, json_object **out);
 
+/* jread_parse_object over the whole file at path (a file that cannot be
+ * read is an error naming its errno). */
+int jread_parse_file(struct jread *r, const char *path, json_object **out);
+
 /* o[key] of JSON type t (borrowed).  o NULL: absent. */
 int jread_value(struct jread *r, json_object *o, const char *key, json_type t,
 		json_object **out);
@@ -87,6 +91,17 @@ void jread_only_keys(struct jread *r, json_object *o, const char *const *keys, c
  * set, ...): recorded like the reader's own.  Returns JREAD_ERROR. */
 int jread_fail(struct jread *r, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* For JSON the harness made itself (the results it builds, a results file
+ * already checked on load): the value, or dflt (NULL) when the key is
+ * absent, null or of another type; never converted, never an error. */
+const char *jread_str_or(json_object *o, const char *key, const char *dflt);
+int64_t jread_int_or(json_object *o, const char *key, int64_t dflt);
+bool jread_bool_or(json_object *o, const char *key, bool dflt);
+json_object *jread_array_or_null(json_object *o, const char *key);
+json_object *jread_object_or_null(json_object *o, const char *key);
+/* Element i of arr when it is an object, else NULL. */
+json_object *jread_object_at(json_object *arr, size_t i);
 
 /* "a string", "an integer", "true or false", "an array", "an object", "a
  * number", "null": the words of the messages. */
