@@ -113,7 +113,7 @@ int jread_parse_file(struct jread *r, const char *path, json_object **out)
 				  strerror(errno ? errno : EIO));
 	}
 	text[size] = '\0';
-	rc = jread_parse_object(r, text, (size_t)size, out);
+	rc = jread_parse(r, text, (size_t)size, out);
 	free(text);
 	return rc;
 }
@@ -141,9 +141,11 @@ int jread_value(struct jread *r, json_object *o, const char *key, json_type t,
 	*out = NULL;
 	if (!o || !json_object_is_type(o, json_type_object) ||
 	    !json_object_object_get_ex(o, key, &v))
-		return JREAD_ABSENT;
-	if ((rc = check(r, v, key, key, t)) == JREAD_OK)
+		rc = JREAD_ABSENT;
+	else if ((rc = check(r, v, key, key, t)) == JREAD_OK)
 		*out = v;
+	if (rc == JREAD_ABSENT && r->all_required)
+		return jread_missing(r, key);
 	return rc;
 }
 

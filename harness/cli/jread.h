@@ -34,6 +34,7 @@ struct jread {
 	size_t errlen;
 	int errors;          /* errors so far */
 	bool null_is_wrong;  /* null is a value of the wrong type, not absent */
+	bool all_required;   /* every key read is required: absent is an error */
 	/* When set, every error goes here instead of err: key is what it is
 	 * about (for an element, the array's key), missing is true for a
 	 * required key that is absent, msg has no prefix. */
@@ -48,8 +49,8 @@ int jread_parse(struct jread *r, const char *text, size_t len, json_object **out
 /* The same, and the value must be an object. */
 int jread_parse_object(struct jread *r, const char *text, size_t len, json_object **out);
 
-/* jread_parse_object over the whole file at path (a file that cannot be
- * read is an error naming its errno). */
+/* jread_parse over the whole file at path (a file that cannot be read is
+ * an error naming its errno). */
 int jread_parse_file(struct jread *r, const char *path, json_object **out);
 
 /* o[key] of JSON type t (borrowed).  o NULL: absent. */
