@@ -9,11 +9,9 @@
 #include "qphs/error.h"
 #include "qphs/json.h"
 
-static int failv(struct jread *r, const char *key, bool missing, const char *fmt, va_list ap)
+/* Records one error: to the report callback, or as the first error. */
+static int emit(struct jread *r, const char *key, bool missing, const char *msg)
 {
-	char msg[512];
-
-	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (r->report)
 		r->report(r->user, key, missing, msg);
 	else if (!r->errors && r->err && r->errlen)
@@ -25,31 +23,21 @@ static int failv(struct jread *r, const char *key, bool missing, const char *fmt
 
 int jread_fail(struct jread *r, const char *key, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
-	int rc;
 
 	va_start(ap, fmt);
-	rc = failv(r, key, false, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return rc;
-}
-
-static int fail_missing(struct jread *r, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail_missing(struct jread *r, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = failv(r, key, true, fmt, ap);
-	va_end(ap);
-	return rc;
+	return emit(r, key, false, msg);
 }
 
 int jread_missing(struct jread *r, const char *key)
 {
-	return fail_missing(r, key, "missing required key \"%s\"", key);
+	char msg[160];
+
+	snprintf(msg, sizeof(msg), "missing required key \"%s\"", key);
+	return emit(r, key, true, msg);
 }
 
 const char *jread_type_word(json_type t)
