@@ -37,9 +37,11 @@
  * region, thread handles, ep->ctx, ep->peer_path, ep->nqp); the atomics
  * (ep->status and ep->ack_deadline_ms, written under ep->lock; ctx->failed,
  * written by the event thread); and the errstr buffers (qphs_*_errstr: the
- * last error of a call on the handle).  The daemon's door lock
- * (hs/daemon_int.h) is a leaf too: no lock of this list is held while a
- * request is replied to or closed.
+ * last error of a call on the handle.  Not locked: ctx->errstr is also
+ * written by a worker whose passive setup cannot make an endpoint, so two
+ * failures at once can mix their texts; only text, never state).  The
+ * daemon's door lock (hs/daemon_int.h) is a leaf too: no lock of this list
+ * is held while a request is replied to or closed.
  */
 #ifndef QPHS__SETUP_INT_H
 #define QPHS__SETUP_INT_H
