@@ -41,6 +41,10 @@ ifeq ($(SANITIZE),1)
 REAL_CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 SAN_LDFLAGS := -fsanitize=address,undefined
 endif
+ifeq ($(SANITIZE),thread)
+REAL_CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=thread
+SAN_LDFLAGS := -fsanitize=thread
+endif
 REAL_LDFLAGS := $(SAN_LDFLAGS) $(LDFLAGS)
 
 LIB_SRC    := $(sort $(wildcard lib/*/*.c))
@@ -63,7 +67,7 @@ QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
 
-.PHONY: all unit check-layers lint-shell compat mooncake-diff wire-test ci-validate browser-test vmtest check sanitize valgrind fuzz fuzz-long bench lab quirks install uninstall clean deps-check help
+.PHONY: all unit check-layers lint-shell compat mooncake-diff wire-test ci-validate browser-test vmtest check sanitize tsan valgrind fuzz fuzz-long bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -82,6 +86,7 @@ help:
 	@echo "make wire-test  the Wireshark dissector through tshark: golden frames, bad frames, loopback captures"
 	@echo "make browser-test  report.html of 100 scenarios on 3 kernels in headless Chromium: DOM checks, a screenshot"
 	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
+	@echo "make tsan       unit tests under ThreadSanitizer (build/tsan); build/tsan/tests/rdma for the VM"
 	@echo "make valgrind   unit tests under valgrind"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS=$(FUZZ_SECONDS) each"
 	@echo "make fuzz-long  each libFuzzer target to FUZZ_RUNS=$(FUZZ_RUNS) executions (hours; not in CI)"
@@ -219,6 +224,18 @@ browser-test: deps-check $(QPLAB)
 sanitize: deps-check
 	$(MAKE) BUILD=build/sanitize SANITIZE=1 QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-3} unit
 
+# ThreadSanitizer: the library, qplab and the unit suites built with
+# -fsanitize=thread in build/tsan.  halt_on_error: a report ends the test
+# that caused it, which Check then counts as an error; lock-order inversions
+# (potential deadlocks) are reports too.  setarch -R runs without address
+# randomisation: TSan's shadow memory layout does not fit every address a
+# kernel with large vm.mmap_rnd_bits hands out.  Suppressions, each with
+# the reason its race is benign, are in tests/tsan.supp.
+tsan: deps-check
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp $${TSAN_OPTIONS:-}" \
+	  $(MAKE) BUILD=build/tsan SANITIZE=thread QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-5} \
+	  TEST_PREFIX="setarch -R" unit
+
 valgrind: deps-check
 	CK_FORK=no QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-20} $(MAKE) unit \
 	  TEST_PREFIX="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect"
@@ -233,14 +250,14 @@ quirks: deps-check all
 	  QUIRKS_PROFILE_KERNEL=$(QUIRKS_PROFILE_KERNEL) scripts/quirks-doc.sh $(QPLAB)
 
 # libFuzzer targets: fuzz/NAME.c each becomes build/fuzz/NAME, linked with
-# the library and the harness's scenario parser (pure code, no main).
-# The code under test is compiled once (instrumented, no libFuzzer main)
-# into one archive that every target links.
+# the library and the harness's scenario parser and JSON reader (pure code,
+# no main).  The code under test is compiled once (instrumented, no
+# libFuzzer main) into one archive that every target links.
 FUZZ_CC := clang
 FUZZ_SAN := -fsanitize=address,undefined
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) -Ilib/include -Ilib -Iharness $(PKG_CFLAGS)
 FUZZ_BINS := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
-FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario/*.c))
+FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario/*.c)) harness/cli/jread.c
 FUZZ_OBJ := $(FUZZ_LINK:%.c=$(BUILD)/fuzz/obj/%.o)
 $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)

@@ -16,7 +16,7 @@ PACKAGES=(
 	# build
 	gcc make pkg-config libc6-dev libjson-c-dev libibverbs-dev librdmacm-dev
 	# tests
-	check libsubunit-dev g++ libjsoncpp-dev valgrind clang libclang-rt-14-dev
+	check libsubunit-dev g++ libjsoncpp-dev valgrind clang libclang-rt-14-dev libtsan2 util-linux
 	shellcheck tshark tcpdump
 	# the lab
 	qemu-system-x86 busybox-static kmod cpio xz-utils rdma-core ibverbs-utils

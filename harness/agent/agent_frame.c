@@ -6,6 +6,7 @@
  * (qphs_daemon_last_refusal).  docs/agent-protocol.md "raw_frame".
  */
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -16,8 +17,10 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "cli/jread.h"
 #include "hs/bad_frame.h"
 #include "qphs/body.h"
+#include "qphs/frame.h"
 
 #define REPLY_HEX_MAX 512 /* bytes of the daemon's answer shown as hex */
 
@@ -29,33 +32,16 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0'
-	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
-				      : -1;
-}
-
-/* "0a 0B ff" -> bytes (malloc'd).  Returns the length, or -1. */
+/* "0a 0B ff" -> bytes (malloc'd).  Returns the length, or -1 (also for
+ * no bytes at all). */
 static long unhex(const char *hex, uint8_t **out)
 {
 	size_t n = strlen(hex), k = 0;
 	uint8_t *b = malloc(n / 2 + 1);
 
-	if (!b)
+	if (!b || qphs_hex_decode(hex, n, 0, b, n / 2 + 1, &k, NULL) || !k) {
+		free(b);
 		return -1;
-	for (size_t i = 0; i < n;) {
-		if (hex[i] == ' ') {
-			i++;
-			continue;
-		}
-		if (i + 1 >= n || hexval(hex[i]) < 0 || hexval(hex[i + 1]) < 0) {
-			free(b);
-			return -1;
-		}
-		b[k++] = (uint8_t)(hexval(hex[i]) << 4 | hexval(hex[i + 1]));
-		i += 2;
 	}
 	*out = b;
 	return (long)k;
@@ -173,25 +159,26 @@ static int probe(const struct agent *a, const char *addr, int ms)
 
 /* The bytes of the request: hex, or a named bad frame.  Returns the
  * length (bytes malloc'd) or -1 with err. */
-static long request_bytes(json_object *req, uint8_t **bytes, char *err, size_t errlen)
+static long request_bytes(struct jread *r, json_object *req, uint8_t **bytes, char *err,
+			  size_t errlen)
 {
-	json_object *v;
+	const char *hex, *kind;
 
-	if (json_object_object_get_ex(req, "hex", &v) && json_object_is_type(v, json_type_string)) {
-		long n = unhex(json_object_get_string(v), bytes);
+	if (jread_str(r, req, "hex", &hex) == JREAD_OK) {
+		long n = unhex(hex, bytes);
 
 		if (n <= 0)
 			snprintf(err, errlen, "raw_frame: \"hex\" is not pairs of hex digits");
 		return n > 0 ? n : -1;
 	}
-	if (json_object_object_get_ex(req, "kind", &v) && json_object_is_type(v, json_type_string)) {
+	if (jread_str(r, req, "kind", &kind) == JREAD_OK) {
 		size_t len = 0;
 
 		*bytes = malloc(QPLAB_BAD_FRAME_MAX);
-		if (*bytes && qplab_bad_frame(json_object_get_string(v), *bytes, &len) == 0)
+		if (*bytes && qplab_bad_frame(kind, *bytes, &len) == 0)
 			return (long)len;
 		snprintf(err, errlen, "raw_frame: unknown kind \"%.60s\" (a frame FAULT name, or "
-			 "stale_ack)", json_object_get_string(v));
+			 "stale_ack)", kind);
 		return -1;
 	}
 	snprintf(err, errlen, "raw_frame: needs \"hex\" or \"kind\"");
@@ -218,24 +205,23 @@ static json_object *frame_reply(json_object *id, int rc, const char *text, const
 
 json_object *agent_op_raw_frame(struct agent *a, json_object *id, json_object *req)
 {
-	json_object *v;
-	const char *addr = qphs_daemon_address(a->d);
+	const char *addr = qphs_daemon_address(a->d), *kind;
 	int ms = 2000, own, fd, alive, got = 0;
 	struct qphs_daemon_refusal before, r;
 	struct outcome o = {.word = "silent"};
 	uint8_t *bytes = NULL;
 	char err[300] = "";
+	struct jread jr = {.what = "request", .err = err, .errlen = sizeof(err)};
 	long len;
 
-	if (json_object_object_get_ex(req, "kind", &v) && json_object_is_type(v, json_type_string) &&
-	    !strcmp(json_object_get_string(v), "stale_ack"))
+	if (jread_str(&jr, req, "kind", &kind) == JREAD_OK && !strcmp(kind, "stale_ack"))
 		return agent_op_stale_ack(a, id, req);
-	if (json_object_object_get_ex(req, "address", &v) && json_object_is_type(v, json_type_string))
-		addr = json_object_get_string(v);
-	if (json_object_object_get_ex(req, "deadline_ms", &v) && json_object_is_type(v, json_type_int))
-		ms = json_object_get_int(v) > 0 ? json_object_get_int(v) : ms;
+	jread_str(&jr, req, "address", &addr);
+	jread_int(&jr, req, "deadline_ms", 1, INT_MAX, &ms);
+	if (jr.errors)
+		return agent_reply(id, "raw_frame", 0, QPHS_ERR_INVALID_ARGUMENT, err);
 	own = !strcmp(addr, qphs_daemon_address(a->d));
-	if ((len = request_bytes(req, &bytes, err, sizeof(err))) < 0) {
+	if ((len = request_bytes(&jr, req, &bytes, err, sizeof(err))) < 0) {
 		free(bytes);
 		return agent_reply(id, "raw_frame", 0, QPHS_ERR_INVALID_ARGUMENT, err);
 	}

@@ -221,6 +221,7 @@ static int setup(struct serve_args *a, struct serve *s)
 static int run(struct serve_args *a, struct serve *s, const char *host, uint16_t port)
 {
 	struct qphs_daemon *d = NULL;
+	char err[256];
 	sigset_t set;
 	int sig, rc;
 
@@ -235,6 +236,8 @@ static int run(struct serve_args *a, struct serve *s, const char *host, uint16_t
 		rc = qphs_daemon_set_fault(d, &s->fault);
 	if (rc == 0)
 		rc = qphs_daemon_listen(d, host, port);
+	if (rc == 0 && qphs_daemon_raise_nofile(&a->cfg, NULL, err, sizeof(err)) != 0)
+		fprintf(stderr, "qplab hs serve: warning: %s\n", err);
 	if (rc == 0)
 		rc = qphs_daemon_start(d);
 	if (rc != 0) {

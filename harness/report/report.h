@@ -70,8 +70,16 @@ int qplab_results_add_run(json_object *doc, json_object *run);
 int qplab_results_load(const char *path, json_object **doc, char *err, size_t errlen);
 /* Appends every run of src to dst (both borrowed). */
 int qplab_results_merge(json_object *dst, json_object *src);
-/* Writes doc (borrowed) to path through a temporary file and rename(), so
- * a reader never sees half a file.  Returns 0 or QPHS_ERR_SOCKET-free codes:
+/* s (n bytes) with each byte that breaks UTF-8 replaced by U+FFFD: returns 0
+ * and *repaired NULL when s is well-formed already, 1 and a new string in
+ * *repaired (free it), or QPHS_ERR_MEMORY. */
+int qplab_utf8_repair(const char *s, size_t n, char **repaired);
+/* Repairs, in place, every string value under o (borrowed) that is not
+ * well-formed UTF-8; returns how many, or QPHS_ERR_MEMORY.  Keys are the
+ * harness's own names and are left alone. */
+int qplab_json_utf8_repair(json_object *o);
+/* Writes doc (borrowed; its strings UTF-8-repaired in place first) to path
+ * through a temporary file and rename(), so a reader never sees half a file.  Returns 0 or QPHS_ERR_SOCKET-free codes:
  * QPHS_ERR_INVALID_ARGUMENT with errno kept. */
 int qplab_results_save(const char *path, json_object *doc);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/jread.h"
 #include "qphs/error.h"
 #include "report/report.h"
 #include "run.h"
@@ -37,17 +38,24 @@ static int probe_caps(const char *caps[8], char *mode, size_t modelen)
 {
 	char probe[4200], *out = NULL;
 	char *argv[] = {probe, (char *)"--json", NULL};
-	json_object *o, *v;
+	char err[256] = "";
+	struct jread r = {.what = "netns/probe --json", .err = err, .errlen = sizeof(err)};
+	const char *rxe = "";
+	json_object *o;
 	int n = 0;
 
 	snprintf(probe, sizeof(probe), "%s/probe", qplab_script_dir());
 	mode[0] = '\0';
-	if (run_capture(argv, &out) == 0 && (o = json_tokener_parse(out))) {
-		if (json_object_object_get_ex(o, "mode", &v))
-			snprintf(mode, modelen, "%s", json_object_get_string(v));
-		if (json_object_object_get_ex(o, "netns_rxe", &v) && !strcmp(json_object_get_string(v), "yes"))
+	if (run_capture(argv, &out) == 0 && out &&
+	    jread_parse_object(&r, out, strlen(out), &o) == JREAD_OK) {
+		jread_str_copy(&r, o, "mode", mode, modelen);
+		if (jread_str(&r, o, "netns_rxe", &rxe) == JREAD_OK && !strcmp(rxe, "yes"))
 			caps[n++] = "rxe_netns";
 		json_object_put(o);
+	}
+	if (r.errors) {
+		fprintf(stderr, "qplab run: %s\n", err);
+		mode[0] = '\0';
 	}
 	free(out);
 	if (access("/usr/sbin/tc", X_OK) == 0 || access("/sbin/tc", X_OK) == 0)

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/jread.h"
 #include "qphs/body.h"
 #include "qphs/error.h"
 #include "cli/cli.h"
@@ -47,21 +48,23 @@ double run_mult(void)
  * unowned (blackholed) address, which only the topology knows. */
 static void lab_gid(json_object *cfg, const struct run_host *h)
 {
-	json_object *ag, *adv, *g;
+	struct jread r = {0}; /* our own JSON: anything else is left to the agent */
+	json_object *ag, *adv;
+	const char *g;
 	uint8_t raw[16] = {0};
 	struct in_addr a4;
 	char s[QPHS_GID_STR_LEN + 1];
 
-	if (!json_object_object_get_ex(cfg, "agent", &ag) ||
-	    !json_object_object_get_ex(ag, "advertise", &adv) ||
-	    !json_object_object_get_ex(adv, "gid", &g))
+	if (jread_object(&r, cfg, "agent", &ag) != JREAD_OK ||
+	    jread_object(&r, ag, "advertise", &adv) != JREAD_OK ||
+	    jread_str(&r, adv, "gid", &g) != JREAD_OK)
 		return;
-	if (!strcmp(json_object_get_string(g), "unowned")) {
+	if (!strcmp(g, "unowned")) {
 		if (inet_pton(AF_INET, h->unowned4, &a4) != 1)
 			return;
 		raw[10] = raw[11] = 0xff;
 		memcpy(raw + 12, &a4, 4);
-	} else if (strcmp(json_object_get_string(g), "zero")) {
+	} else if (strcmp(g, "zero")) {
 		return;
 	}
 	qphs_gid_format(raw, s);
@@ -252,13 +255,11 @@ int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t err
 		return -1;
 	if (qplab_agent_parse_line(line, strlen(line), &m, err, errlen) == 0) {
 		if (m.type == QPLAB_AGENT_READY) {
-			json_object *v;
+			struct jread r = {.what = "agent ready line", .err = err, .errlen = errlen};
 
-			if (json_object_object_get_ex(m.body, "nic_path", &v))
-				snprintf(ag->nic_path, sizeof(ag->nic_path), "%s", json_object_get_string(v));
-			if (json_object_object_get_ex(m.body, "listen", &v))
-				snprintf(ag->listen, sizeof(ag->listen), "%s", json_object_get_string(v));
-			rc = 0;
+			jread_str_copy(&r, m.body, "nic_path", ag->nic_path, sizeof(ag->nic_path));
+			jread_str_copy(&r, m.body, "listen", ag->listen, sizeof(ag->listen));
+			rc = r.errors ? -1 : 0;
 		} else {
 			snprintf(err, errlen, "agent %s did not start: %s: %s", ag->name, m.code, m.error);
 		}

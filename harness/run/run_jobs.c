@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/jread.h"
 #include "qphs/error.h"
 #include "run_jobs.h"
 
@@ -176,8 +177,11 @@ static void handle(struct collect *co, struct worker *w, const struct run_job_ms
 	if (m->kind == RUN_JOB_START) {
 		w->inflight = m->index;
 	} else if (m->kind == RUN_JOB_RESULT) {
-		json_object *j = json ? json_tokener_parse(json) : NULL;
+		struct jread jr = {0}; /* a result that does not read is an error result */
+		json_object *j = NULL;
 
+		if (json && jread_parse_object(&jr, json, strlen(json), &j) != JREAD_OK)
+			j = NULL;
 		if (!j) {
 			struct qplab_scenario_result r = {.plan = co->cat->plans[m->index], .status = QPLAB_ERROR,
 							  .reason = "the worker's result could not be read"};

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/jread.h"
 #include "realise.h"
 #include "run.h"
 #include "run_spawn.h"
@@ -59,50 +60,64 @@ static const char *topo_path(void)
 	return path;
 }
 
-static void copy(json_object *o, const char *key, char *dst, size_t len)
+/* The exec prefix of host h: strings, each strdup'd (checked); t's hosts
+ * free them, up to the first NULL, so reading stops at the first error. */
+static void host_exec(struct jread *r, json_object *h, struct run_host *rh)
 {
-	json_object *v;
+	json_object *ex;
+	const char *arg;
 
-	dst[0] = '\0';
-	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
-		snprintf(dst, len, "%s", json_object_get_string(v));
+	if (jread_array(r, h, "exec", &ex) != JREAD_OK)
+		return;
+	for (size_t k = 0; k < json_object_array_length(ex) && k < 7; k++) {
+		if (jread_elem_str(r, ex, "exec", k, &arg) != JREAD_OK)
+			return;
+		if (!(rh->exec[k] = strdup(arg))) {
+			jread_fail(r, "exec", "out of memory");
+			return;
+		}
+	}
 }
 
+/* netns/topo up's JSON, read strictly like every JSON the harness takes
+ * in (cli/jread.h): t was zeroed by the caller, so what is absent is "". */
 static int parse_topo(const char *text, struct run_topo *t, char *err, size_t errlen)
 {
-	json_object *o = json_tokener_parse(text), *hosts, *ex;
+	struct jread r = {.what = "topo up: its output", .err = err, .errlen = errlen};
+	json_object *o, *hosts, *h;
 
-	if (!o || !json_object_object_get_ex(o, "hosts", &hosts) ||
-	    !json_object_is_type(hosts, json_type_array)) {
+	if (jread_parse_object(&r, text, strlen(text), &o) != JREAD_OK)
+		return -1;
+	if (jread_array(&r, o, "hosts", &hosts) != JREAD_OK) {
+		if (!r.errors)
+			jread_missing(&r, "hosts");
 		json_object_put(o);
-		snprintf(err, errlen, "topo up: its output is not the topology JSON");
 		return -1;
 	}
-	copy(o, "mode", t->mode, sizeof(t->mode));
-	copy(o, "kernel", t->kernel, sizeof(t->kernel));
-	copy(o, "unowned4", t->unowned4, sizeof(t->unowned4));
-	copy(o, "unroutable4", t->unroutable4, sizeof(t->unroutable4));
+	jread_str_copy(&r, o, "mode", t->mode, sizeof(t->mode));
+	jread_str_copy(&r, o, "kernel", t->kernel, sizeof(t->kernel));
+	jread_str_copy(&r, o, "unowned4", t->unowned4, sizeof(t->unowned4));
+	jread_str_copy(&r, o, "unroutable4", t->unroutable4, sizeof(t->unroutable4));
 	t->nhosts = json_object_array_length(hosts);
 	if (t->nhosts > QPLAB_MAX_HOSTS)
 		t->nhosts = QPLAB_MAX_HOSTS;
 	for (size_t i = 0; i < t->nhosts; i++) {
-		json_object *h = json_object_array_get_idx(hosts, i);
 		struct run_host *rh = &t->hosts[i];
 
-		copy(h, "name", rh->name, sizeof(rh->name));
-		copy(h, "addr4", rh->addr4, sizeof(rh->addr4));
-		copy(h, "addr6", rh->addr6, sizeof(rh->addr6));
-		copy(h, "rxe", rh->rxe, sizeof(rh->rxe));
-		copy(h, "ifname", rh->ifname, sizeof(rh->ifname));
+		if (jread_elem(&r, hosts, "hosts", i, json_type_object, &h) != JREAD_OK)
+			continue;
+		jread_str_copy(&r, h, "name", rh->name, sizeof(rh->name));
+		jread_str_copy(&r, h, "addr4", rh->addr4, sizeof(rh->addr4));
+		jread_str_copy(&r, h, "addr6", rh->addr6, sizeof(rh->addr6));
+		jread_str_copy(&r, h, "rxe", rh->rxe, sizeof(rh->rxe));
+		jread_str_copy(&r, h, "ifname", rh->ifname, sizeof(rh->ifname));
 		snprintf(rh->unowned4, sizeof(rh->unowned4), "%s", t->unowned4);
-		copy(h, "netns", rh->netns, sizeof(rh->netns));
-		rh->mtu = json_object_object_get_ex(h, "mtu", &ex) ? json_object_get_int(ex) : 0;
-		if (json_object_object_get_ex(h, "exec", &ex) && json_object_is_type(ex, json_type_array))
-			for (size_t k = 0; k < json_object_array_length(ex) && k < 7; k++)
-				rh->exec[k] = strdup(json_object_get_string(json_object_array_get_idx(ex, k)));
+		jread_str_copy(&r, h, "netns", rh->netns, sizeof(rh->netns));
+		jread_int(&r, h, "mtu", 0, 65535, &rh->mtu);
+		host_exec(&r, h, rh);
 	}
 	json_object_put(o);
-	return 0;
+	return r.errors ? -1 : 0;
 }
 
 void run_topo_sig(const struct qplab_plan *p, const char *mode, char *sig, size_t len)

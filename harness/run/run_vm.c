@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/jread.h"
 #include "report/report.h"
 #include "run.h"
 #include "run_args.h"
@@ -124,20 +125,23 @@ static int relay(char *const argv[], int *num, const char *tag)
 /* Names the scenarios of every run in doc "id [K]". */
 static void tag_names(json_object *doc, const char *tag)
 {
-	json_object *runs, *scs, *id;
+	struct jread jr = {0}; /* results.json was read (and checked) by the merge */
+	json_object *runs, *run, *scs, *sc;
+	const char *id;
 
-	if (!tag || !json_object_object_get_ex(doc, "runs", &runs))
+	if (!tag || jread_array(&jr, doc, "runs", &runs) != JREAD_OK)
 		return;
 	for (size_t r = 0; r < json_object_array_length(runs); r++) {
-		if (!json_object_object_get_ex(json_object_array_get_idx(runs, r), "scenarios", &scs))
+		if (jread_elem(&jr, runs, "runs", r, json_type_object, &run) != JREAD_OK ||
+		    jread_array(&jr, run, "scenarios", &scs) != JREAD_OK)
 			continue;
 		for (size_t i = 0; i < json_object_array_length(scs); i++) {
-			json_object *sc = json_object_array_get_idx(scs, i);
 			char name[512];
 
-			if (!json_object_object_get_ex(sc, "id", &id))
+			if (jread_elem(&jr, scs, "scenarios", i, json_type_object, &sc) != JREAD_OK ||
+			    jread_str(&jr, sc, "id", &id) != JREAD_OK)
 				continue;
-			snprintf(name, sizeof(name), "%s%s", json_object_get_string(id), tag);
+			snprintf(name, sizeof(name), "%s%s", id, tag);
 			json_object_object_add(sc, "name", json_object_new_string(name));
 		}
 	}

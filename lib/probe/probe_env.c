@@ -101,9 +101,8 @@ static int side_open(struct qphs__side *s, const char *dev, const char *quirk, i
 
 	snprintf(s->dev, sizeof(s->dev), "%s", dev);
 	s->port = (uint8_t)port;
-	s->ib = qphs__verbs_open(dev, err, errlen);
-	if (!s->ib)
-		return QPHS_ERR_DEVICE_NOT_FOUND;
+	if ((rc = qphs__verbs_open(dev, &s->ib, err, errlen)))
+		return rc;
 	if (qphs__verbs_init(&s->v, quirk, s->ib, s->port)) {
 		set_err(err, errlen, "unknown quirk profile '%s'", quirk);
 		return QPHS_ERR_INVALID_ARGUMENT;

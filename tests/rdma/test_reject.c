@@ -39,7 +39,7 @@ START_TEST(reject_qp_count_mismatch)
 	ea = expect_fail(&a, b.path, QPHS_ERR_REJECT_HANDSHAKE,
 			 "QP count mismatch in peer and local endpoints, check MC_MAX_EP_PER_CTX");
 	ck_assert_ptr_nonnull(strstr(qphs_endpoint_errstr(ea), "MC_NUM_QP_PER_EP"));
-	qphs_endpoint_info(ea, &info);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &info), 0);
 	ck_assert_str_eq(info.reply_msg_received, qphs_endpoint_errstr(ea));
 	/* Checked before any endpoint or QP was touched on b. */
 	eb = qphs_context_endpoint(b.ctx, a.path);

@@ -78,7 +78,7 @@ struct qphs_config {
 	bool mtu_reread;            /* re-read active MTU at every connect, true */
 	int connect_attempts;       /* active tries after retirement, 5, 1..100 */
 	int worker_threads;         /* passive-setup workers per server, 4, 1..64 */
-	/* API only, handshake client (added). */
+	/* API only, handshake client. */
 	bool old_protocol;          /* send Connection requests (and the ready
 				     * ACK) as old-protocol, untyped frames, as
 				     * Mooncake's client did before the type

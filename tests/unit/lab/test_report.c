@@ -350,6 +350,67 @@ START_TEST(report_results_load_refuses_other_schemas)
 }
 END_TEST
 
+/* U+FFFD, written out: what each byte that breaks UTF-8 must become. */
+#define FFFD "\xEF\xBF\xBD"
+
+START_TEST(report_utf8_repair_replaces_each_bad_byte)
+{
+	static const char *const cases[][2] = {
+		{"plain text", NULL},
+		{"caf\xC3\xA9 \xF0\x9F\x98\x80", NULL},
+		{"\xFF", FFFD},
+		{"a\xFE\xFF" "b", "a" FFFD FFFD "b"},
+		{"\xC0\xAF", FFFD FFFD},			/* overlong '/' */
+		{"\xED\xA0\x80!", FFFD FFFD FFFD "!"},		/* a surrogate */
+		{"\xF4\x90\x80\x80", FFFD FFFD FFFD FFFD},	/* above U+10FFFF */
+		{"ok \xC3", "ok " FFFD},			/* cut in the middle */
+		{"\xC3\xA9\xA9", "\xC3\xA9" FFFD},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out;
+		int rc = qplab_utf8_repair(cases[i][0], strlen(cases[i][0]), &out);
+
+		ck_assert_int_eq(rc, cases[i][1] ? 1 : 0);
+		if (cases[i][1])
+			ck_assert_str_eq(out, cases[i][1]);
+		else
+			ck_assert_ptr_null(out);
+		free(out);
+	}
+}
+END_TEST
+
+/* A peer's reply_msg is whatever bytes it sent: results.json must still be
+ * JSON that our own reader (and any strict one) takes back. */
+START_TEST(report_results_with_bad_utf8_still_load)
+{
+	char path[128], err[256];
+	json_object *doc = qplab_results_doc(), *run = json_object_new_object(), *sc, *back;
+	json_object *v;
+
+	json_object_object_add(run, "scenarios", sc = json_object_new_array());
+	json_object_array_add(sc, v = json_object_new_object());
+	json_object_object_add(v, "diagnostic", json_object_new_string("peer said \xFF\xFE: ok"));
+	json_object_object_add(v, "id", json_object_new_string("basic/\xC3\xA9"));
+	ck_assert_int_eq(qplab_results_add_run(doc, run), 0);
+	json_object_put(run);
+	tmp_path(path, sizeof(path), "utf8.json");
+	ck_assert_int_eq(qplab_results_save(path, doc), 0);
+	ck_assert_int_eq(qplab_results_load(path, &back, err, sizeof(err)), 0);
+	v = json_object_array_get_idx(
+		json_object_object_get(json_object_array_get_idx(json_object_object_get(back, "runs"), 0),
+				       "scenarios"),
+		0);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(v, "diagnostic")),
+			 "peer said " FFFD FFFD ": ok");
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(v, "id")), "basic/\xC3\xA9");
+	json_object_put(back);
+	json_object_put(doc);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(report_outputs_land_in_the_out_dir)
 {
 	char dir[128], path[200], err[256];
@@ -412,5 +473,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, report_results_load_refuses_other_schemas);
 	tcase_add_test(tc, report_mkdir_makes_parents);
 	tcase_add_test(tc, report_outputs_land_in_the_out_dir);
+	tcase_add_test(tc, report_utf8_repair_replaces_each_bad_byte);
+	tcase_add_test(tc, report_results_with_bad_utf8_still_load);
 	return s;
 }
