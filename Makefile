@@ -84,14 +84,33 @@ help:
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR): libqphs, qphs.h and qphs/*.h (error log config"
 	@echo "                json frame addr body daemon client rdma probe), qphs.pc, qplab, netns/, scenarios/"
 
+# The lab's constants (subnets, table base, host limit, name prefix, state
+# directory) are defined once, in netns/lab.conf, which the netns/ scripts
+# source; the C side gets them as build/gen/lab_conf.h (QPLAB_LAB_NAME: a
+# number when the value is all digits, else a string).  A line that is not
+# NAME=VALUE (or a comment) stops the build.
+LAB_CONF_H := $(BUILD)/gen/lab_conf.h
+$(LAB_CONF_H): netns/lab.conf Makefile
+	@mkdir -p $(@D)
+	@awk 'BEGIN { print "/* Generated from netns/lab.conf by the Makefile: edit that file. */"; \
+	    print "#ifndef QPLAB_LAB_CONF_H"; print "#define QPLAB_LAB_CONF_H" } \
+	  /^[ \t]*(#|$$)/ { next } \
+	  /^QPLAB_[A-Z0-9_]+=[^ \t"#]+([ \t]+#.*)?$$/ { split($$0, kv, "="); v = kv[2]; sub(/[ \t].*/, "", v); \
+	    n = substr(kv[1], 7); if (v ~ /^[0-9]+$$/) print "#define QPLAB_LAB_" n " " v; \
+	    else print "#define QPLAB_LAB_" n " \"" v "\""; next } \
+	  { print FILENAME ":" NR ": not NAME=VALUE: " $$0 > "/dev/stderr"; bad = 1; exit 1 } \
+	  END { if (!bad) print "#endif" }' netns/lab.conf > $@.tmp || { rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@
+
 # Include paths per target (the layer rules of README's Layout): lib/ sees
 # its own folders, everything else sees lib/include only, plus its own.
+# The generated headers ($(BUILD)/gen) are on every path.
 LIB_INC     := -Ilib/include -Ilib
-HARNESS_INC := -Ilib/include -Iharness
+HARNESS_INC := -Ilib/include -Iharness -I$(BUILD)/gen
 $(BUILD)/obj/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(LIB_INC) -c $< -o $@
-$(BUILD)/obj/harness/%.o: harness/%.c
+$(BUILD)/obj/harness/%.o: harness/%.c | $(LAB_CONF_H)
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(HARNESS_INC) -c $< -o $@
 
@@ -123,13 +142,13 @@ $(BUILD)/gen/rdma_suites.h: $(RDMA_SRC) Makefile
 $(BUILD)/obj/tests/unit/lib/%.o: tests/unit/lib/%.c $(BUILD)/gen/unit_suites.h
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(LIB_INC) -I$(BUILD)/gen -Itests/unit $(CHECK_CFLAGS) -c $< -o $@
-$(BUILD)/obj/tests/unit/lab/%.o: tests/unit/lab/%.c $(BUILD)/gen/unit_suites.h
+$(BUILD)/obj/tests/unit/lab/%.o: tests/unit/lab/%.c $(BUILD)/gen/unit_suites.h | $(LAB_CONF_H)
 	@mkdir -p $(@D)
-	$(CC) $(REAL_CFLAGS) $(HARNESS_INC) -I$(BUILD)/gen -Itests/unit -Itests/unit/lab $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(REAL_CFLAGS) $(HARNESS_INC) -Itests/unit -Itests/unit/lab $(CHECK_CFLAGS) -c $< -o $@
 $(BUILD)/obj/tests/unit/%.o: tests/unit/%.c $(BUILD)/gen/unit_suites.h
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) -Ilib/include -I$(BUILD)/gen -Itests/unit $(CHECK_CFLAGS) -c $< -o $@
-$(BUILD)/obj/tests/rdma/%.o: tests/rdma/%.c $(BUILD)/gen/rdma_suites.h
+$(BUILD)/obj/tests/rdma/%.o: tests/rdma/%.c $(BUILD)/gen/rdma_suites.h | $(LAB_CONF_H)
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(LIB_INC) -I$(BUILD)/gen -Itests/unit -Itests/rdma $(CHECK_CFLAGS) -c $< -o $@
 
@@ -154,7 +173,7 @@ unit: deps-check all $(BUILD)/tests/unit check-layers
 $(BUILD)/tools/check-layers: tools/check-layers.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g $(WARN) $(CFLAGS) -o $@ $< $(LDFLAGS)
-check-layers: $(BUILD)/tools/check-layers $(BUILD)/gen/unit_suites.h $(BUILD)/gen/rdma_suites.h
+check-layers: $(BUILD)/tools/check-layers $(BUILD)/gen/unit_suites.h $(BUILD)/gen/rdma_suites.h $(LAB_CONF_H)
 	$(BUILD)/tools/check-layers --cc "$(CC)" --gen $(BUILD)/gen --ignore $(BUILD)
 	tests/layers/run.sh $(BUILD)/tools/check-layers
 
@@ -193,10 +212,10 @@ quirks: deps-check all
 # the library and the harness's scenario parser (pure code, no main).
 FUZZ_CC := clang
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-               -Ilib/include -Ilib -Iharness $(PKG_CFLAGS)
+               -Ilib/include -Ilib -Iharness -I$(BUILD)/gen $(PKG_CFLAGS)
 FUZZ_BINS := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario/*.c))
-$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_LINK) $(wildcard lib/*/*.h lib/include/*.h lib/include/qphs/*.h harness/scenario/*.h)
+$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_LINK) $(wildcard lib/*/*.h lib/include/*.h lib/include/qphs/*.h harness/scenario/*.h) $(LAB_CONF_H)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LINK) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 fuzz: deps-check $(FUZZ_BINS)
