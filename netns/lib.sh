@@ -290,13 +290,11 @@ reg_unwind() {
 	echo "$PROG: error: $REG_FAILED undo command(s) failed${f:+ (registry ${f##*/}); each, with its error, is in $REG_LOG}" >&2
 	return 1
 }
-# install_exit_trap [--on-failure]: one EXIT trap unwinds the registry
-# (with --on-failure only when the script exits non-zero: topo up keeps
-# what it built). INT and TERM exit through it.
+# install_exit_trap: one EXIT trap unwinds the registry (with
+# REG_ON_FAILURE=1 only when the script exits non-zero: topo up keeps what
+# it built). INT and TERM exit through it.
 REG_ON_FAILURE=0
 install_exit_trap() {
-	REG_ON_FAILURE=0
-	[ "${1:-}" != --on-failure ] || REG_ON_FAILURE=1
 	trap reg_exit_trap EXIT
 	trap 'exit 130' INT
 	trap 'exit 143' TERM

@@ -37,8 +37,9 @@ rc=0
 "$TOPO" down --all 2>/tmp/down.err || rc=$?
 sed 's/^/  /' /tmp/down.err
 [ $rc = 1 ] || fail "down --all with a foreign namespace: exit $rc, want 1"
-grep -q "no registry names them" /tmp/down.err && grep -qx "  netns $foreign" /tmp/down.err ||
+if ! grep -q "no registry names them" /tmp/down.err || ! grep -qx "  netns $foreign" /tmp/down.err; then
 	fail "down --all did not list netns $foreign as foreign"
+fi
 [ -e "/run/netns/$foreign" ] || fail "down --all removed the foreign namespace $foreign"
 ip netns del "$foreign"
 note "foreign namespace $foreign: listed, exit 1, left alone ($(ms_since "$t0") ms)"

@@ -73,7 +73,7 @@ wait "$RUN_PID" || true
 agents_gone() { ! pgrep -f 'qplab agent' >/dev/null; }
 wait_until 30 agents_gone || fail "agents survive their killed runner: $(pgrep -af 'qplab agent')"
 regs=("$QPLAB_STATE_DIR"/*.undo)
-[ ${#regs[@]} = 1 ] && [ -e "${regs[0]}" ] || fail "the killed run left not one undo registry: ${regs[*]}"
+if [ ${#regs[@]} != 1 ] || [ ! -e "${regs[0]}" ]; then fail "the killed run left not one undo registry: ${regs[*]}"; fi
 name=${regs[0]##*/} name=${name%.undo}
 rxe=$QPLAB_PREFIX$name-a moved=moved$$
 rdma dev set "$rxe" name "$moved" || fail "cannot rename $rxe (the killed run's host a)"
@@ -87,8 +87,9 @@ grep -qF "1 undo command(s) failed (registry $name.undo); each, with its error, 
 	fail "down --all did not name the failure log"
 ! grep -q 'left over\|look like the lab' "$OUT/crash.down" || fail "down --all found more wrong than the failing undo"
 new=$(tail -n +$((before + 1)) "$log")
-[ "$(wc -l <<<"$new")" = 1 ] && grep -q " $name: undo failed: .*rdma link del $rxe: .*$rxe" <<<"$new" ||
+if [ "$(wc -l <<<"$new")" != 1 ] || ! grep -q " $name: undo failed: .*rdma link del $rxe: .*$rxe" <<<"$new"; then
 	fail "the failure log does not hold exactly the failed undo: $new"
+fi
 moved_gone() { [ ! -e "/sys/class/infiniband/$moved" ]; }
 wait_until 10 moved_gone || { rdma link del "$moved" || true; fail "the renamed $moved survived its link"; }
 left=$(lab_leftovers)
