@@ -96,14 +96,33 @@ help:
 	@echo "                json frame addr body daemon client rdma probe), qphs.pc, qplab, netns/, scenarios/,"
 	@echo "                the Wireshark dissector (share/qplab/wireshark/mooncake.lua)"
 
+# The lab's constants (subnets, table base, host limit, name prefix, state
+# directory) are defined once, in netns/lab.conf, which the netns/ scripts
+# source; the C side gets them as build/gen/lab_conf.h (QPLAB_LAB_NAME: a
+# number when the value is all digits, else a string).  A line that is not
+# NAME=VALUE (or a comment) stops the build.
+LAB_CONF_H := $(BUILD)/gen/lab_conf.h
+$(LAB_CONF_H): netns/lab.conf Makefile
+	@mkdir -p $(@D)
+	@awk 'BEGIN { print "/* Generated from netns/lab.conf by the Makefile: edit that file. */"; \
+	    print "#ifndef QPLAB_LAB_CONF_H"; print "#define QPLAB_LAB_CONF_H" } \
+	  /^[ \t]*(#|$$)/ { next } \
+	  /^QPLAB_[A-Z0-9_]+=[^ \t"#]+([ \t]+#.*)?$$/ { split($$0, kv, "="); v = kv[2]; sub(/[ \t].*/, "", v); \
+	    n = substr(kv[1], 7); if (v ~ /^[0-9]+$$/) print "#define QPLAB_LAB_" n " " v; \
+	    else print "#define QPLAB_LAB_" n " \"" v "\""; next } \
+	  { print FILENAME ":" NR ": not NAME=VALUE: " $$0 > "/dev/stderr"; bad = 1; exit 1 } \
+	  END { if (!bad) print "#endif" }' netns/lab.conf > $@.tmp || { rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@
+
 # Include paths per target (the layer rules of README's Layout): lib/ sees
 # its own folders, everything else sees lib/include only, plus its own.
+# The generated headers ($(BUILD)/gen) are on every path.
 LIB_INC     := -Ilib/include -Ilib
-HARNESS_INC := -Ilib/include -Iharness
+HARNESS_INC := -Ilib/include -Iharness -I$(BUILD)/gen
 $(BUILD)/obj/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(LIB_INC) -c $< -o $@
-$(BUILD)/obj/harness/%.o: harness/%.c
+$(BUILD)/obj/harness/%.o: harness/%.c | $(LAB_CONF_H)
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(HARNESS_INC) -c $< -o $@
 
@@ -135,13 +154,13 @@ $(BUILD)/gen/rdma_suites.h: $(RDMA_SRC) Makefile
 $(BUILD)/obj/tests/unit/lib/%.o: tests/unit/lib/%.c $(BUILD)/gen/unit_suites.h
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(LIB_INC) -I$(BUILD)/gen -Itests/unit $(CHECK_CFLAGS) -c $< -o $@
-$(BUILD)/obj/tests/unit/lab/%.o: tests/unit/lab/%.c $(BUILD)/gen/unit_suites.h
+$(BUILD)/obj/tests/unit/lab/%.o: tests/unit/lab/%.c $(BUILD)/gen/unit_suites.h | $(LAB_CONF_H)
 	@mkdir -p $(@D)
-	$(CC) $(REAL_CFLAGS) $(HARNESS_INC) -I$(BUILD)/gen -Itests/unit -Itests/unit/lab $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(REAL_CFLAGS) $(HARNESS_INC) -Itests/unit -Itests/unit/lab $(CHECK_CFLAGS) -c $< -o $@
 $(BUILD)/obj/tests/unit/%.o: tests/unit/%.c $(BUILD)/gen/unit_suites.h
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) -Ilib/include -I$(BUILD)/gen -Itests/unit $(CHECK_CFLAGS) -c $< -o $@
-$(BUILD)/obj/tests/rdma/%.o: tests/rdma/%.c $(BUILD)/gen/rdma_suites.h
+$(BUILD)/obj/tests/rdma/%.o: tests/rdma/%.c $(BUILD)/gen/rdma_suites.h | $(LAB_CONF_H)
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(LIB_INC) -I$(BUILD)/gen -Itests/unit -Itests/rdma $(CHECK_CFLAGS) -c $< -o $@
 
@@ -166,7 +185,7 @@ unit: deps-check all $(BUILD)/tests/unit check-layers lint-shell
 $(BUILD)/tools/check-layers: tools/check-layers.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g $(WARN) $(CFLAGS) -o $@ $< $(LDFLAGS)
-check-layers: $(BUILD)/tools/check-layers $(BUILD)/gen/unit_suites.h $(BUILD)/gen/rdma_suites.h
+check-layers: $(BUILD)/tools/check-layers $(BUILD)/gen/unit_suites.h $(BUILD)/gen/rdma_suites.h $(LAB_CONF_H)
 	$(BUILD)/tools/check-layers --cc "$(CC)" --gen $(BUILD)/gen --ignore $(BUILD)
 	tests/layers/run.sh $(BUILD)/tools/check-layers
 
@@ -255,17 +274,18 @@ quirks: deps-check all
 # libFuzzer main) into one archive that every target links.
 FUZZ_CC := clang
 FUZZ_SAN := -fsanitize=address,undefined
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) -Ilib/include -Ilib -Iharness $(PKG_CFLAGS)
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) -Ilib/include -Ilib -Iharness \
+               -I$(BUILD)/gen $(PKG_CFLAGS)
 FUZZ_BINS := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario/*.c)) harness/cli/jread.c
 FUZZ_OBJ := $(FUZZ_LINK:%.c=$(BUILD)/fuzz/obj/%.o)
-$(BUILD)/fuzz/obj/%.o: %.c
+$(BUILD)/fuzz/obj/%.o: %.c | $(LAB_CONF_H)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
 $(BUILD)/fuzz/libtarget.a: $(FUZZ_OBJ)
 	rm -f $@ && ar rcs $@ $^
 -include $(FUZZ_OBJ:.o=.d)
-$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/fuzz/libtarget.a $(wildcard lib/include/qphs/*.h harness/scenario/*.h)
+$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/fuzz/libtarget.a $(wildcard lib/include/qphs/*.h harness/scenario/*.h) $(LAB_CONF_H)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/fuzz/libtarget.a $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 # One loop for both: fuzz runs each target for FUZZ_SECONDS, fuzz-long

@@ -59,12 +59,13 @@ int quirks_capture(char *const argv[], char **out)
 
 /* ---- --lab ------------------------------------------------------------- */
 
-static int topo(const char *verb, char **out)
+/* topo up (ID qk) or down of the topology topo named (name). */
+static int topo(const char *verb, const char *name, char **out)
 {
 	char path[4200];
 	char *up[] = {path, (char *)"up", (char *)"--name", (char *)"qk", (char *)"--hosts",
 		      (char *)"a,b", (char *)"--mode", (char *)"shared", NULL};
-	char *down[] = {path, (char *)"down", (char *)"--name", (char *)"qk", NULL};
+	char *down[] = {path, (char *)"down", (char *)"--name", (char *)name, NULL};
 
 	snprintf(path, sizeof(path), "%s/topo", qplab_script_dir());
 	return quirks_capture(!strcmp(verb, "up") ? up : down, out);
@@ -87,18 +88,22 @@ static int lab_host(json_object *doc, size_t i, char *dev, size_t len, int *gid)
 int quirks_lab(struct quirks_args *a, int (*run)(const struct quirks_args *))
 {
 	char *out = NULL;
-	char dev[2][64];
-	int gid[2] = {-1, -1}, st = topo("up", &out), rc = QPLAB_EXIT_FAIL;
+	char dev[2][64], name[32] = "";
+	int gid[2] = {-1, -1}, st = topo("up", NULL, &out), rc = QPLAB_EXIT_FAIL;
 	struct jread r = {0};
 	json_object *doc = NULL;
 
 	if (st == 0 && out && jread_parse_object(&r, out, strlen(out), &doc) != JREAD_OK)
 		doc = NULL;
 
-	if (!doc || lab_host(doc, 0, dev[0], sizeof(dev[0]), &gid[0]) ||
+	/* topo names the topology qk plus a unique suffix; a failed up has
+	 * unwound itself. */
+	if (doc)
+		jread_str_copy(&r, doc, "name", name, sizeof(name));
+	if (!doc || !name[0] || lab_host(doc, 0, dev[0], sizeof(dev[0]), &gid[0]) ||
 	    lab_host(doc, 1, dev[1], sizeof(dev[1]), &gid[1])) {
 		fprintf(stderr, "qplab quirks: netns/topo up failed (exit %d)%s\n", st,
-			st == 0 ? ": its JSON has no hosts[].rxe" : "");
+			st == 0 ? ": its JSON has no name or hosts[].rxe" : "");
 		goto down;
 	}
 	if (!a->o.device) {
@@ -112,8 +117,8 @@ down:
 	json_object_put(doc);
 	free(out);
 	out = NULL;
-	if ((st = topo("down", &out)))
-		fprintf(stderr, "qplab quirks: netns/topo down --name qk failed (exit %d)\n", st);
+	if (name[0] && (st = topo("down", name, &out)))
+		fprintf(stderr, "qplab quirks: netns/topo down --name %s failed (exit %d)\n", name, st);
 	free(out);
 	return rc;
 }

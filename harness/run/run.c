@@ -12,6 +12,8 @@
 #include "cli/cli.h"
 #include "cli/jread.h"
 #include "qphs/error.h"
+#include "lab_conf.h"
+#include "registry.h"
 #include "report/report.h"
 #include "run.h"
 #include "run_args.h"
@@ -195,6 +197,18 @@ static void run_serial(struct run_ctx *c, const struct qplab_catalogue *cat,
 	tot->built = c->built;
 }
 
+/* Objects named like the lab's that no undo registry names are not this
+ * run's (nor any topology's): said once, left alone, not counted. */
+static void report_foreign(void)
+{
+	char list[2048];
+	int n = run_reg_foreign(QPLAB_LAB_PREFIX, list, sizeof(list));
+
+	if (n > 0)
+		printf("# %d object%s named like the lab's that no undo registry names (not this run's; left "
+		       "alone): %s\n", n, n == 1 ? "" : "s", list);
+}
+
 /* Runs every scenario here (inside the lab): serially, or with --jobs N
  * on N workers (netns mode; shared mode refuses, run_args.c). */
 static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
@@ -243,6 +257,7 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 		printf("# the lab's topology was not removed completely (netns/topo down --all)\n");
 		tap.counts[QPLAB_ERROR]++;
 	}
+	report_foreign();
 	if (qplab_run_interrupted)
 		printf("# interrupted (signal %d): torn down, %d of %zu scenarios ran\n",
 		       (int)qplab_run_interrupted, tap.done, cat->n);

@@ -17,6 +17,7 @@
 
 #include "cli/jread.h"
 #include "qphs/body.h"
+#include "lab_conf.h"
 #include "qphs/error.h"
 #include "cli/cli.h"
 #include "run.h"
@@ -161,13 +162,13 @@ static char *read_line(struct run_agent *ag, double deadline, char *err, size_t 
 }
 
 /* A libibverbs config directory naming rxe alone (run_spawn.c says why),
- * made once per run under /run/qplab; NULL when it cannot be (not root,
+ * made once per run in the lab's state directory; NULL when it cannot be (not root,
  * no rxe provider configured) or QPLAB_RUN_ALL_PROVIDERS is set. */
 static const char *rxe_only_dir(void)
 {
-	static const char dir[] = "/run/qplab/verbs-rxe.d";
+	static const char dir[] = QPLAB_LAB_STATE_DIR "/verbs-rxe.d";
 	static int state; /* 0 unknown, 1 ready, -1 not available */
-	char line[256] = "", tmp[64];
+	char line[256] = "", tmp[sizeof(dir) + 32];
 	FILE *in, *out;
 
 	if (state)
@@ -181,7 +182,7 @@ static const char *rxe_only_dir(void)
 	if (!fgets(line, sizeof(line), in))
 		line[0] = '\0';
 	fclose(in);
-	mkdir("/run/qplab", 0755);
+	mkdir(QPLAB_LAB_STATE_DIR, 0755);
 	mkdir(dir, 0755);
 	/* Written aside and renamed: with --jobs another worker's agent may
 	 * be reading the file this moment, and must never see it empty. */
@@ -190,7 +191,7 @@ static const char *rxe_only_dir(void)
 	if (!out)
 		return NULL;
 	fputs(line, out);
-	if (fclose(out) == 0 && line[0] && rename(tmp, "/run/qplab/verbs-rxe.d/rxe.driver") == 0)
+	if (fclose(out) == 0 && line[0] && rename(tmp, QPLAB_LAB_STATE_DIR "/verbs-rxe.d/rxe.driver") == 0)
 		state = 1;
 	else
 		unlink(tmp);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lab_conf.h" /* the lab's addresses (netns/lab.conf) */
 #include "rdmatest.h"
 
 /* a connects to path; expects code and the Mooncake prefix. */
@@ -92,7 +93,7 @@ START_TEST(active_detects_peer_nic_path_inconsistency)
 {
 	struct lab_host a, b;
 	struct qphs_endpoint *ea;
-	struct qphs_rdma_hooks h = {.advertise_server = "10.199.0.250:1"};
+	struct qphs_rdma_hooks h = {.advertise_server = QPLAB_LAB_NET4 ".0.250:1"};
 
 	lab_up(&a, 0, NULL);
 	lab_up(&b, 1, NULL);
@@ -100,7 +101,7 @@ START_TEST(active_detects_peer_nic_path_inconsistency)
 	/* Mooncake's active-side words (setupConnectionsByActive). */
 	ea = expect_fail(&a, b.path, QPHS_ERR_NIC_PATH_MISMATCH,
 			 "Invalid argument: received packet mismatch, local.local_nic_path: ");
-	ck_assert_ptr_nonnull(strstr(qphs_endpoint_errstr(ea), "peer.local_nic_path: 10.199.0.250:1@"));
+	ck_assert_ptr_nonnull(strstr(qphs_endpoint_errstr(ea), "peer.local_nic_path: " QPLAB_LAB_NET4 ".0.250:1@"));
 	qphs_endpoint_put(ea);
 	lab_down(&a);
 	lab_down(&b);
@@ -135,7 +136,7 @@ START_TEST(open_unknown_device_fails)
 	int rc;
 
 	lab_config(&cfg);
-	ck_assert_int_eq(qphs_rdma_new(&cfg, "10.199.0.201:1", &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(qphs_rdma_new(&cfg, QPLAB_LAB_NET4 ".0.201:1", &r, err, sizeof(err)), 0);
 	rc = qphs_rdma_open_device(r, "nosuchdev", &ctx);
 	unit_hit(rc);
 	ck_assert_int_eq(rc, QPHS_ERR_DEVICE_NOT_FOUND);

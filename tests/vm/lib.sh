@@ -11,37 +11,40 @@ fail() { echo "# FAIL: $*"; exit 1; }
 note() { echo "# $*"; }
 
 # topo_up ID ARGS...: bring a topology up and load its JSON into shell
-# arrays: T_MODE, H_NAME[i], H_EXEC[i] (a command prefix), H_ADDR4[i],
-# H_ADDR6[i], H_RXE[i], H_GID4[i], H_GID6[i] (GID indexes).
+# arrays: T_NAME (its unique name: ID plus a suffix), T_MODE, H_NAME[i],
+# H_EXEC[i] (a command prefix), H_ADDR4[i], H_ADDR6[i], H_RXE[i],
+# H_GID4[i], H_GID6[i] (GID indexes).
 topo_up() {
 	local id=$1 json
 	shift
+	require_cmd "$PY"
 	json=$("$TOPO" up --name "$id" "$@") || fail "topo up --name $id $* failed"
 	eval "$("$PY" -c '
 import json, shlex, sys
 t = json.loads(sys.stdin.read())
-print("T_MODE=%s" % shlex.quote(t["mode"]))
+print("T_MODE=%s T_NAME=%s" % (shlex.quote(t["mode"]), shlex.quote(t["name"])))
 for k, f in (("H_NAME", "name"), ("H_ADDR4", "addr4"), ("H_ADDR6", "addr6"), ("H_RXE", "rxe"),
              ("H_GID4", "gid4_index"), ("H_GID6", "gid6_index"), ("H_IF", "ifname")):
     print("%s=(%s)" % (k, " ".join(shlex.quote("" if h[f] is None else str(h[f])) for h in t["hosts"])))
 print("H_EXEC=(%s)" % " ".join(shlex.quote(" ".join(h["exec"])) for h in t["hosts"]))
 ' <<<"$json")"
+	case $T_NAME in "$id"???) ;; *) fail "topo up --name $id named it '$T_NAME', not $id plus a suffix" ;; esac
 }
-topo_down() { # id: down, then independently check nothing of it is left
-	"$TOPO" down --name "$1" || fail "topo down --name $1 failed"
-	local left
-	left=$( { ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o "ql$1-[a-z0-9]*" || true)
+topo_down() { # [NAME]: down (default T_NAME), then independently check nothing of it is left
+	local name=${1:-$T_NAME} left
+	"$TOPO" down --name "$name" || fail "topo down --name $name failed"
+	left=$( { ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o "$QPLAB_PREFIX$name-[a-z0-9]*" || true)
 	[ -z "$left" ] || fail "left over after down: $left"
 }
 # lab_leftovers: whatever of the lab is still there, one item a line;
-# empty when nothing is: links, namespaces and rxe devices by name (every
-# topology is ql<ID>-...), rules on the lab subnet, agents, runners and
-# their workers, topo's state files.
+# empty when nothing is: links, namespaces and rxe devices named like the
+# lab's (registered or not: every topology is ql<NAME>-...), rules on the
+# lab's addresses, agents, runners and their workers, undo registries.
 lab_leftovers() {
-	{ ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o 'ql[a-z0-9]*-[a-z0-9]*' | sort -u || true
-	ip rule show | grep '10\.199\.' || true
+	{ ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o "${QPLAB_PREFIX}[a-z0-9]*-[a-z0-9]*" | sort -u || true
+	ip rule show | grep -F " $QPLAB_NET4." || true
 	pgrep -af 'qplab (agent|run)' || true
-	ls /run/qplab/*.undo 2>/dev/null || true
+	ls "$QPLAB_STATE_DIR"/*.undo 2>/dev/null || true
 }
 
 # run_bg OUT ARGS...: `$Q run ARGS --out OUT` in the background, its steps

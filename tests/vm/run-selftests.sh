@@ -94,6 +94,11 @@ if [ $host_tests = 1 ]; then
 	grep -q "available: .*$newest" "$TMPD/out" || not_ok "vm: the --kernel error lists the kernels available"
 	expect_rc 2 "vm: QPLAB_TIME_MULTIPLIER=abc is a usage error" env QPLAB_TIME_MULTIPLIER=abc "$VM" -- true
 	expect_rc 124 "vm: --timeout expiring is exit 124" "$VM" --kernel "$newest" --timeout 1 -- sleep 100
+	# A missing command is the kernel selftests' skip (4) with its name,
+	# before anything is built.
+	expect_rc 4 "topo: a missing command is exit 4, a skip" \
+		env PATH=/nonexistent /bin/bash "$ROOT/netns/topo" up --name t --hosts a,b
+	grep -q "SKIP: 'ip' not found" "$TMPD/out" || not_ok "topo: the skip names the missing command"
 	if [ "${set_override:-full}" = full ] && printf '%s\n' "${selected[@]}" | grep -qxF "$newest"; then
 		expect_rc 7 "vm: a panic during boot is retried once" \
 			env QPLAB_VM_TEST_PANIC=1 "$VM" --kernel "$newest" -- sh -c 'exit 7'

@@ -10,6 +10,7 @@
 # interrupted scenarios are reported.  Last, a worker killed with SIGKILL:
 # its scenario is an error, the run ends, nothing is left.  Outputs under
 # build/check-lab/jobs/.
+require_cmd python3
 build=${QPLAB_BUILD:-$QPLAB_ROOT/build}
 Q=$build/qplab
 OUT=$build/check-lab/jobs
