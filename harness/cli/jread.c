@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "jread.h"
 #include "qphs/error.h"
 #include "qphs/json.h"
@@ -85,24 +86,14 @@ int jread_parse_object(struct jread *r, const char *text, size_t len, json_objec
 
 int jread_parse_file(struct jread *r, const char *path, json_object **out)
 {
-	FILE *f = fopen(path, "r");
-	long size = -1;
-	char *text = NULL;
+	char *text, why[160];
+	size_t len;
 	int rc;
 
 	*out = NULL;
-	if (f && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (text = malloc((size_t)size + 1)) && fread(text, 1, (size_t)size, f) != (size_t)size)
-		size = -1;
-	if (f)
-		fclose(f);
-	if (!f || size < 0 || !text) {
-		free(text);
-		return jread_fail(r, NULL, "cannot read %s: %s", path,
-				  strerror(errno ? errno : EIO));
-	}
-	text[size] = '\0';
-	rc = jread_parse(r, text, (size_t)size, out);
+	if (qplab_read_file(path, JREAD_FILE_MAX, &text, &len, why, sizeof(why)))
+		return jread_fail(r, NULL, "%s: %s", path, why);
+	rc = jread_parse(r, text, len, out);
 	free(text);
 	return rc;
 }

@@ -49,8 +49,13 @@ int jread_parse(struct jread *r, const char *text, size_t len, json_object **out
 /* The same, and the value must be an object. */
 int jread_parse_object(struct jread *r, const char *text, size_t len, json_object **out);
 
-/* jread_parse over the whole file at path (a file that cannot be read is
- * an error naming its errno). */
+/* The largest file jread_parse_file reads: results.json of a few thousand
+ * scenarios is a few MiB; /dev/zero or an endless pipe stops here. */
+#define JREAD_FILE_MAX ((size_t)64 << 20)
+
+/* jread_parse over the whole file at path ("-" is stdin): a directory, a
+ * file that cannot be opened and one longer than JREAD_FILE_MAX are
+ * errors that say which. */
 int jread_parse_file(struct jread *r, const char *path, json_object **out);
 
 /* o[key] of JSON type t (borrowed).  o NULL: absent. */

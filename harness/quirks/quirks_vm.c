@@ -241,9 +241,13 @@ int quirks_from_file(const char *path, int json)
 	json_object *all = NULL;
 	size_t n = 0;
 
-	if (jread_parse_file(&r, path, &all) != JREAD_OK || !json_object_is_type(all, json_type_array)) {
-		fprintf(stderr, "qplab quirks: %s: not a JSON array (%s)\n", path,
-			r.errors ? err : "wrong type");
+	if (jread_parse_file(&r, path, &all) != JREAD_OK) {
+		fprintf(stderr, "qplab quirks: --from %s\n", err);
+		return QPLAB_EXIT_FAIL;
+	}
+	if (!json_object_is_type(all, json_type_array)) {
+		fprintf(stderr, "qplab quirks: --from %s: not a JSON array of runs (qplab quirks --out "
+			"writes one)\n", path);
 		json_object_put(all);
 		return QPLAB_EXIT_FAIL;
 	}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "qphs/error.h"
+#include "qphs/json.h"
 #include "scenario_int.h"
 
 const char *const qplab_capabilities[] = {
@@ -143,13 +144,26 @@ static void parse_root(struct sc_ctx *ctx, json_object *root)
 	qplab__sc_expects(ctx, root);
 }
 
-/* Comment stripping, then json-c (strict), then the pre-scan. */
+/* Comment stripping, then json-c (strict), then the pre-scan.  The whole
+ * file must be UTF-8 first: its strings go into results.json, which strict
+ * readers (ours among them) refuse otherwise. */
 static json_object *parse_json(struct sc_ctx *ctx, char *text, size_t len, int *rc)
 {
 	struct json_tokener *tok;
 	json_object *root;
+	size_t good = qphs_utf8_valid_prefix(text, len);
 
 	*rc = QPHS_ERR_MALFORMED_JSON;
+	if (good < len) {
+		size_t col = good;
+
+		while (col && text[col - 1] != '\n')
+			col--;
+		qplab__sc_err(ctx, qplab__sc_offset_line(text, len, good),
+			      "column %zu: byte 0x%02x is not UTF-8 (a scenario file is UTF-8 text)",
+			      good - col + 1, (unsigned char)text[good]);
+		return NULL;
+	}
 	if (qplab__sc_strip_comments(ctx, text, len) < 0)
 		return NULL;
 	tok = json_tokener_new();

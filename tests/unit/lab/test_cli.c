@@ -474,6 +474,31 @@ START_TEST(cli_run_refuses_a_bad_time_multiplier)
 }
 END_TEST
 
+/* The files users name are read with a bound: an endless stream or a
+ * directory is an error that says which, not a read until memory runs out. */
+START_TEST(cli_files_it_reads_are_bounded)
+{
+	static const struct {
+		const char *args[4];
+		const char *says;
+	} cases[] = {
+		{{"quirks", "--from", "/dev/zero", NULL}, "--from /dev/zero: is longer than 67108864 bytes"},
+		{{"quirks", "--from", "/", NULL}, "--from /: is a directory, not a file"},
+		{{"quirks", "--from", "/no/such/file", NULL}, "cannot open it: No such file or directory"},
+		{{"report", "/dev/zero", NULL}, "/dev/zero: is longer than 67108864 bytes"},
+	};
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run_qplab(cases[i].args, "", 0, NULL, &r);
+		ck_assert_int_eq(r.status, 1);
+		ck_assert_msg(strstr(r.err, cases[i].says), "%s %s: '%s'", cases[i].args[0],
+			      cases[i].args[1], r.err);
+		run_clear(&r);
+	}
+}
+END_TEST
+
 #define N(a) ((int)(sizeof(a) / sizeof(a[0])))
 
 Suite *suite_cli(void)
@@ -499,5 +524,6 @@ Suite *suite_cli(void)
 	tcase_add_loop_test(tc, cli_usage_error_exits_2, 0, N(usage_errors));
 	tcase_add_test(tc, cli_help_on_every_subcommand);
 	tcase_add_test(tc, cli_run_refuses_a_bad_time_multiplier);
+	tcase_add_test(tc, cli_files_it_reads_are_bounded);
 	return s;
 }

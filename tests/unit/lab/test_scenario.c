@@ -326,6 +326,46 @@ START_TEST(scenario_empty_or_comment_only_file_is_a_syntax_error)
 }
 END_TEST
 
+/* A description is written into results.json as it stands: bytes that are
+ * not UTF-8 are the file's error, with the line they are on. */
+START_TEST(scenario_files_must_be_utf8)
+{
+	static const struct {
+		const char *from, *to, *want;
+	} cases[] = {
+		{"\"description\": \"t\"", "\"description\": \"caf\xC3\xA9\"", NULL},
+		{"\"description\": \"t\"", "\"description\": \"t\xFF\"",
+		 "t.json:2: column 20: byte 0xff is not UTF-8"},
+		{"\"source\": \"unit test\"", "\"source\": \"unit \xC0\xAF\"",
+		 "t.json:3: column 19: byte 0xc0 is not UTF-8"},
+		{"\"source\": \"unit test\",", "\"source\": \"unit test\", // \xED\xA0\x80",
+		 "t.json:3: column 29: byte 0xed is not UTF-8"},
+	};
+	struct qplab_errors errs = {0};
+	struct qplab_plan *plan;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[sizeof(TEMPLATE) + 64], *at;
+		const char *t = fill("", "", "");
+
+		at = strstr(t, cases[i].from);
+		ck_assert_ptr_nonnull(at);
+		snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - t), t, cases[i].to,
+			 at + strlen(cases[i].from));
+		if (!cases[i].want) {
+			ck_assert_int_eq(parse(text, &plan, &errs), 0);
+			ck_assert_str_eq(plan->description, "caf\xC3\xA9");
+			qplab_plan_free(plan);
+			continue;
+		}
+		ck_assert_int_eq(parse(text, &plan, &errs), QPHS_ERR_MALFORMED_JSON);
+		ck_assert_uint_eq(errs.n, 1);
+		ck_assert_msg(strstr(errs.msgs[0], cases[i].want), "'%s'", errs.msgs[0]);
+		qplab_errors_free(&errs);
+	}
+}
+END_TEST
+
 START_TEST(scenario_size_limits_are_errors_not_slowness)
 {
 	size_t big = QPLAB_SCENARIO_MAX_BYTES + 1, n = 0;
@@ -536,6 +576,7 @@ Suite *suite_scenario(void)
 	tcase_add_test(tc, scenario_requires_source_and_description);
 	tcase_add_test(tc, scenario_empty_or_comment_only_file_is_a_syntax_error);
 	tcase_add_test(tc, scenario_size_limits_are_errors_not_slowness);
+	tcase_add_test(tc, scenario_files_must_be_utf8);
 	tcase_add_test(tc, scenario_unterminated_comment_names_its_line);
 	tc = unit_tcase(s, "files", 10);
 	tcase_add_loop_test(tc, scenario_lab_selftest_files_are_rejected_at_their_line, 0,
