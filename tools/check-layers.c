@@ -69,7 +69,7 @@ static const struct layer layers[] = {
 	 "harness/report harness/scenario harness/cli lib/include"},
 	{"bench", "-Ilib/include", "lib/include"},
 	{"fuzz", "-Ilib/include -Ilib -Iharness",
-	 "lib/codec lib/base lib/include harness/scenario"},
+	 "lib/codec lib/base lib/include harness/scenario harness/run harness/agent"},
 	{"tools", "", ""},
 	{"tests/unit", "-Ilib/include -Itests/unit", "lib/include"},
 	{"tests/unit/lib", "-Ilib/include -Ilib -Itests/unit",
