@@ -16,6 +16,35 @@ static const char *qp_state_name(int s)
 	return s >= 0 && s < 7 ? names[s] : "UNKNOWN";
 }
 
+/* ms to 0.01 ms: a transition under TCG takes about one. */
+static json_object *fine_ms(double ms)
+{
+	char s[40];
+
+	snprintf(s, sizeof(s), "%.2f", ms);
+	return json_object_new_double_s(ms, s);
+}
+
+/* The last setup's phases that happened, on the agent's monotonic clock
+ * (the ready line's mono_ms dates it). */
+static json_object *events_json(const struct qphs_endpoint_info *in)
+{
+	json_object *evs = json_object_new_array();
+
+	for (int k = 0; k < QPHS_PHASE_COUNT; k++) {
+		json_object *ev;
+
+		if (in->phase_start_ms[k] < 0)
+			continue;
+		ev = json_object_new_object();
+		json_object_object_add(ev, "what", json_object_new_string(qphs_phase_name(k)));
+		json_object_object_add(ev, "start_ms", fine_ms(in->phase_start_ms[k]));
+		json_object_object_add(ev, "end_ms", fine_ms(in->phase_end_ms[k]));
+		json_object_array_add(evs, ev);
+	}
+	return evs;
+}
+
 static json_object *endpoint_json(const struct qphs_endpoint_info *in, const char *gid_reason)
 {
 	json_object *e = json_object_new_object(), *qps = json_object_new_array();
@@ -38,6 +67,7 @@ static json_object *endpoint_json(const struct qphs_endpoint_info *in, const cha
 		json_object_array_add(qps, q);
 	}
 	json_object_object_add(e, "qps", qps);
+	json_object_object_add(e, "events", events_json(in));
 	return e;
 }
 

@@ -47,6 +47,39 @@ static bool facts_empty(const struct qplab_facts *f)
 }
 
 /* Every fact of one host; a fact not collected is null. */
+/* ms to 0.01 ms, as the agent dates them. */
+static json_object *fine_ms(double ms)
+{
+	char s[40];
+
+	snprintf(s, sizeof(s), "%.2f", ms);
+	return json_object_new_double_s(ms, s);
+}
+
+/* The last setup's phases in the steps' time base; null: not collected. */
+static json_object *events_json(const struct qplab_facts *f)
+{
+	json_object *evs;
+
+	if (f->nevents < 0)
+		return NULL;
+	evs = json_object_new_array();
+	for (int i = 0; i < f->nevents && i < QPLAB_FACT_MAX_EVENTS; i++) {
+		json_object *ev = json_object_new_object();
+		bool own = !strcmp(f->events[i].what, "reset") || !strcmp(f->events[i].what, "init") ||
+			   !strcmp(f->events[i].what, "rtr") || !strcmp(f->events[i].what, "rts");
+
+		json_object_object_add(ev, "what", json_object_new_string(f->events[i].what));
+		json_object_object_add(ev, "start_ms", fine_ms(f->events[i].start_ms));
+		json_object_object_add(ev, "end_ms", fine_ms(f->events[i].end_ms));
+		/* A transition is the host's own; the rest go to the peer. */
+		json_object_object_add(ev, "peer", own || !f->events_peer[0]
+							   ? NULL : json_object_new_string(f->events_peer));
+		json_object_array_add(evs, ev);
+	}
+	return evs;
+}
+
 static json_object *facts_json(const struct qplab_facts *f)
 {
 	json_object *o = json_object_new_object(), *qps = NULL, *times = json_object_new_object();
@@ -84,6 +117,7 @@ static json_object *facts_json(const struct qplab_facts *f)
 	json_object_object_add(o, "leftover_qps", num_or_null(f->leftover_qps));
 	json_object_object_add(o, "leftover_objects", num_or_null(f->leftover_objects));
 	json_object_object_add(o, "frame_outcome", word_or_null(f->frame_outcome));
+	json_object_object_add(o, "events", events_json(f));
 	return o;
 }
 

@@ -49,6 +49,34 @@ static void boolean(struct dec *d, json_object *o, const char *key, int *dst)
 		*dst = b;
 }
 
+/* An endpoint's "events": the phases of its last setup, agent's clock. */
+static void events(struct dec *d, json_object *ep, struct qplab_facts *f)
+{
+	json_object *evs, *ev;
+
+	if (jread_array(&d->r, ep, "events", &evs) != JREAD_OK)
+		return;
+	f->nevents = 0;
+	for (size_t i = 0; i < json_object_array_length(evs); i++) {
+		struct qplab_event *e = &f->events[f->nevents];
+
+		if (jread_elem(&d->r, evs, "events", i, json_type_object, &ev) != JREAD_OK)
+			continue;
+		if (f->nevents == QPLAB_FACT_MAX_EVENTS) {
+			jread_fail(&d->r, "events", "more than %d events", QPLAB_FACT_MAX_EVENTS);
+			return;
+		}
+		if (jread_str_copy(&d->r, ev, "what", e->what, sizeof(e->what)) != JREAD_OK ||
+		    jread_double(&d->r, ev, "start_ms", &e->start_ms) != JREAD_OK ||
+		    jread_double(&d->r, ev, "end_ms", &e->end_ms) != JREAD_OK) {
+			if (!d->r.errors)
+				jread_fail(&d->r, "events", "an event needs what, start_ms and end_ms");
+			continue;
+		}
+		f->nevents++;
+	}
+}
+
 static void times(struct dec *d, json_object *o, struct qplab_facts *f)
 {
 	json_object *t;
@@ -105,6 +133,7 @@ static void report(struct dec *d, json_object *body, const char *peer, struct qp
 			integer(d, ep, "path_mtu", &f->path_mtu);
 			integer(d, ep, "peer_path_mtu", &f->peer_path_mtu);
 			text(d, ep, "warning", &f->warning);
+			events(d, ep, f);
 		}
 	}
 	device_qps(d, body, f);

@@ -31,6 +31,11 @@ struct run_agent {
 	char nic_path[320];
 	char listen[300];
 	int next_id;
+	/* The runner's monotonic clock minus the agent's, taken when its
+	 * ready line arrived (the line's mono_ms); clock_known false: the
+	 * agent sent none, its events cannot be placed. */
+	double clock_offset_ms;
+	bool clock_known;
 };
 
 /* One host of the topology, as `topo up` printed it. */

@@ -250,6 +250,7 @@ int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t err
 {
 	struct qplab_agent_msg m;
 	char *line = read_line(ag, deadline, err, errlen);
+	double mono;
 	int rc = -1;
 
 	if (!line)
@@ -260,6 +261,8 @@ int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t err
 
 			jread_str_copy(&r, m.body, "nic_path", ag->nic_path, sizeof(ag->nic_path));
 			jread_str_copy(&r, m.body, "listen", ag->listen, sizeof(ag->listen));
+			ag->clock_known = jread_double(&r, m.body, "mono_ms", &mono) == JREAD_OK;
+			ag->clock_offset_ms = ag->clock_known ? run_now_ms() - mono : 0;
 			rc = r.errors ? -1 : 0;
 		} else {
 			snprintf(err, errlen, "agent %s did not start: %s: %s", ag->name, m.code, m.error);

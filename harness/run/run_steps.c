@@ -23,12 +23,39 @@ static const char *path_of(struct run_state *s, int h)
 	return h >= 0 && (size_t)h < s->p->nhosts ? s->ag[h].nic_path : NULL;
 }
 
+/* A report's events onto the steps' time base (ms since the first step
+ * began, the runner's clock) and the host at the other end: the peer the
+ * facts are for, else the only other host. */
+static void rebase_events(struct run_state *s, int h, const char *peer, struct qplab_facts *f)
+{
+	const struct run_agent *ag = &s->ag[h];
+	int other = -1;
+
+	if (f->nevents <= 0)
+		return;
+	if (!ag->clock_known || s->facts->steps_t0_ms < 0) {
+		f->nevents = -1;
+		return;
+	}
+	for (int i = 0; i < f->nevents; i++) {
+		f->events[i].start_ms += ag->clock_offset_ms - s->facts->steps_t0_ms;
+		f->events[i].end_ms += ag->clock_offset_ms - s->facts->steps_t0_ms;
+	}
+	for (size_t i = 0; i < s->p->nhosts; i++)
+		if ((peer && !strcmp(s->ag[i].nic_path, peer)) || (!peer && s->p->nhosts == 2 && (int)i != h))
+			other = (int)i;
+	snprintf(f->events_peer, sizeof(f->events_peer), "%s", other >= 0 ? s->p->hosts[other].name : "");
+}
+
 static int into_facts(struct run_state *s, int h, int step, const char *peer,
 		      struct qplab_agent_msg *m, char *err, size_t errlen)
 {
-	int rc = qplab_facts_from_reply(m, peer, qplab_facts_at(s->facts, step, h), err, errlen);
+	struct qplab_facts *f = qplab_facts_at(s->facts, step, h);
+	int rc = qplab_facts_from_reply(m, peer, f, err, errlen);
 
 	qplab_agent_msg_free(m);
+	if (!rc)
+		rebase_events(s, h, peer, f);
 	return rc ? -1 : 0;
 }
 
@@ -284,6 +311,10 @@ int run_step(struct run_state *s, int si, char *err, size_t errlen)
 	const struct qplab_step *st = &s->p->steps[si];
 	double t0 = run_now_ms();
 	int peer_of[QPLAB_MAX_HOSTS];
+
+	/* Set before the step: the reports it collects are placed on it. */
+	if (s->facts->steps_t0_ms < 0)
+		s->facts->steps_t0_ms = t0;
 	int rc = st->kind == QPLAB_STEP_DELETE_DEVICE ? delete_device(s, si, st, err, errlen)
 						      : do_step(s, si, st, err, errlen);
 	long took = (long)(run_now_ms() - t0 + 0.5);

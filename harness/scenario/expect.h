@@ -21,6 +21,13 @@
 #include "scenario.h"
 
 #define QPLAB_FACT_MAX_QPS 256
+#define QPLAB_FACT_MAX_EVENTS 8
+
+/* One phase of a host's last setup at its times (what: qphs_phase_name). */
+struct qplab_event {
+	char what[16];
+	double start_ms, end_ms;
+};
 
 /* One host's facts.  "Not collected" is NULL for strings held by pointer,
  * "" for fixed strings and -1 for numbers; a check against a fact that was
@@ -49,6 +56,13 @@ struct qplab_facts {
 	int leftover_qps;           /* after teardown */
 	int leftover_objects;       /* namespaces, veths, rxe devices, rules, agents */
 	char frame_outcome[16];     /* closed, replied, silent */
+	/* The phases of the endpoint's last setup (report only): on the
+	 * agent's monotonic clock as decoded, in the steps' time base once the
+	 * runner has rebased them; -1 = not collected.  events_peer: the host
+	 * at the other end ("" = not known). */
+	int nevents;
+	struct qplab_event events[QPLAB_FACT_MAX_EVENTS];
+	char events_peer[QPLAB_NAME_MAX];
 };
 
 /* Every fact "not collected".  f: caller's. */

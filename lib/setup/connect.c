@@ -76,6 +76,7 @@ static int send_ready_ack(struct qphs_endpoint *ep, const char *server,
 	pthread_mutex_lock(&ep->lock);
 	ep->ack_connect_ms = tcp;
 	ep->ack_ms = qphs__mono_ms() - t0;
+	qphs__ep_phase(ep, QPHS_PHASE_READY_ACK, t0, t0 + ep->ack_ms);
 	if (rc) {
 		QPHS_ERR("[Handshake] Failed to send RDMA ready ACK to %s: %s", ep->peer_path, txt);
 		qphs__ep_set_err(ep, rc, "Failed to send RDMA ready ACK: %s", txt);
@@ -283,6 +284,9 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 		pthread_mutex_lock(&ep->lock);
 		ep->rpc_ms = rpc;
 		ep->tcp_ms = tcp;
+		if (tcp >= 0)
+			qphs__ep_phase(ep, QPHS_PHASE_TCP_CONNECT, t0, t0 + tcp);
+		qphs__ep_phase(ep, QPHS_PHASE_REQUEST, t0, t0 + rpc);
 		rc = handle_reply(ep, rc, txt, &reply, &local, &pa, &need_ack);
 		pthread_mutex_unlock(&ep->lock);
 		if (parsed)

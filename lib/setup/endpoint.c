@@ -24,6 +24,19 @@ const char *qphs_ep_status_name(int s)
 	return s >= 0 && s <= QPHS_EP_DESTROYED ? names[s] : "UNKNOWN";
 }
 
+const char *qphs_phase_name(int phase)
+{
+	static const char *const names[QPHS_PHASE_COUNT] = {
+		"tcp_connect", "request", "reset", "init", "rtr", "rts", "ready_ack"};
+
+	return phase >= 0 && phase < QPHS_PHASE_COUNT ? names[phase] : "unknown";
+}
+
+double qphs_monotonic_ms(void)
+{
+	return qphs__mono_ms();
+}
+
 void qphs__ep_set_err(struct qphs_endpoint *ep, int code, const char *fmt, ...)
 {
 	int saved = errno;

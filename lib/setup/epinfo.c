@@ -50,6 +50,8 @@ int qphs_endpoint_info(struct qphs_endpoint *ep, struct qphs_endpoint_info *out)
 	out->peer_path_mtu = ep->peer_path_mtu;
 	snprintf(out->warning, sizeof(out->warning), "%s", ep->warning);
 	memcpy(out->transition_ms, ep->tr_ms, sizeof(ep->tr_ms));
+	memcpy(out->phase_start_ms, ep->ph_start, sizeof(ep->ph_start));
+	memcpy(out->phase_end_ms, ep->ph_end, sizeof(ep->ph_end));
 	pthread_mutex_unlock(&ep->lock);
 	return 0;
 }

@@ -143,6 +143,10 @@ static int setup_locked(struct passive *p, struct qphs_endpoint *ep)
 			return go;
 	}
 	ep->queue_ms = p->queued_ms;
+	/* A passive setup dates its transitions; an earlier active one's
+	 * request and ACK are not this setup's. */
+	for (int i = 0; i < QPHS_PHASE_COUNT; i++)
+		ep->ph_start[i] = ep->ph_end[i] = -1;
 	double t0 = qphs__mono_ms();
 	int rc = qphs__ep_setup_locked(ep, p->gid, p->lid, p->peer->qp_num, p->peer->path_mtu);
 

@@ -106,14 +106,26 @@ void qphs__ep_timings_clear(struct qphs_endpoint *ep)
 	ep->tcp_ms = -1;
 	for (int i = 0; i < QPHS_TR_COUNT; i++)
 		ep->tr_ms[i] = -1;
+	for (int i = 0; i < QPHS_PHASE_COUNT; i++)
+		ep->ph_start[i] = ep->ph_end[i] = -1;
 }
 
-/* Adds the time since t0 to transition step's total. */
+void qphs__ep_phase(struct qphs_endpoint *ep, int phase, double start, double end)
+{
+	if (phase < 0 || phase >= QPHS_PHASE_COUNT)
+		return;
+	if (ep->ph_start[phase] < 0)
+		ep->ph_start[phase] = start;
+	ep->ph_end[phase] = end;
+}
+
+/* Adds the time since t0 to transition step's total, and dates it. */
 static void timed(struct qphs_endpoint *ep, int step, double t0)
 {
-	double ms = qphs__mono_ms() - t0;
+	double now = qphs__mono_ms(), ms = now - t0;
 
 	ep->tr_ms[step] = ep->tr_ms[step] < 0 ? ms : ep->tr_ms[step] + ms;
+	qphs__ep_phase(ep, QPHS_PHASE_RESET + step, t0, now);
 }
 
 static int setup_one(struct qphs_endpoint *ep, int qi, struct qphs__rtr_params *p, int init_rd)
@@ -185,8 +197,10 @@ int qphs__ep_setup_locked(struct qphs_endpoint *ep, const uint8_t peer_gid[16],
 
 	memcpy(p.dgid.raw, peer_gid, 16);
 	ep->warning[0] = '\0';
-	for (int i = 0; i < QPHS_TR_COUNT; i++)
+	for (int i = 0; i < QPHS_TR_COUNT; i++) {
 		ep->tr_ms[i] = -1;
+		ep->ph_start[QPHS_PHASE_RESET + i] = ep->ph_end[QPHS_PHASE_RESET + i] = -1;
+	}
 	p.path_mtu = qphs__verbs_mtu_enum(mtu);
 	choose_rd_atomic(ep, &p.rd_atomic, &init_rd);
 	ep->path_mtu = mtu;

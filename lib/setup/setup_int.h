@@ -115,6 +115,9 @@ struct qphs_endpoint {
 	 * transition summed over the QPs (failed call included); < 0 = did not
 	 * happen.  Reset together by qphs__ep_timings_clear. */
 	double tcp_ms, tr_ms[QPHS_TR_COUNT];
+	/* The same phases dated (qphs__mono_ms), for timelines; start < 0 = did
+	 * not happen.  Transitions: first QP's start to last QP's end. */
+	double ph_start[QPHS_PHASE_COUNT], ph_end[QPHS_PHASE_COUNT];
 	/* More phases of the last setup (the benchmark reads them): QPs taken
 	 * or created, the ready ACK's TCP connect, and on the passive side the
 	 * wait for a worker. */
@@ -129,6 +132,9 @@ struct qphs_endpoint {
 /* Marks every per-setup timing "did not happen".  ep->lock held (or ep
  * not shared yet). */
 void qphs__ep_timings_clear(struct qphs_endpoint *ep);
+/* Dates phase (QPHS_PHASE_...) from start to end (qphs__mono_ms), under
+ * ep->lock.  A phase dated again keeps its first start (several QPs). */
+void qphs__ep_phase(struct qphs_endpoint *ep, int phase, double start, double end);
 
 /* endpoint.c */
 int qphs__ep_get(struct qphs_context *ctx, const char *peer, int create,

@@ -22,6 +22,46 @@ static void check_data(struct qphs_endpoint *ep, size_t bytes)
 	       res.write_ms, res.read_ms, res.total_ms, res.local_crc);
 }
 
+/* The phases, dated on one clock (both hosts are this process): the
+ * active side's TCP connect inside its request, its transitions after the
+ * reply, each after the one before, the ready-ACK last; the passive side's
+ * transitions inside the active side's request, since it replies after
+ * its setup (Mooncake's order: RdmaTransport::onSetupRdmaConnections). */
+static void phases_in_order(const struct qphs_endpoint_info *a, const struct qphs_endpoint_info *b)
+{
+	const double *as = a->phase_start_ms, *ae = a->phase_end_ms;
+	const double *bs = b->phase_start_ms, *be = b->phase_end_ms;
+	double prev;
+
+	ck_assert(as[QPHS_PHASE_REQUEST] >= 0 && ae[QPHS_PHASE_REQUEST] >= as[QPHS_PHASE_REQUEST]);
+	ck_assert(as[QPHS_PHASE_TCP_CONNECT] >= as[QPHS_PHASE_REQUEST]);
+	ck_assert(ae[QPHS_PHASE_TCP_CONNECT] <= ae[QPHS_PHASE_REQUEST]);
+	prev = ae[QPHS_PHASE_REQUEST];
+	for (int k = QPHS_PHASE_RESET; k <= QPHS_PHASE_RTS; k++) {
+		if (as[k] < 0) {
+			ck_assert_int_eq(k, QPHS_PHASE_RESET); /* only a RESET can be skipped */
+			continue;
+		}
+		ck_assert_msg(as[k] >= prev && ae[k] >= as[k], "active %s", qphs_phase_name(k));
+		prev = ae[k];
+	}
+	ck_assert(as[QPHS_PHASE_READY_ACK] >= prev);
+	ck_assert(bs[QPHS_PHASE_REQUEST] < 0 && bs[QPHS_PHASE_READY_ACK] < 0);
+	prev = as[QPHS_PHASE_REQUEST];
+	for (int k = QPHS_PHASE_RESET; k <= QPHS_PHASE_RTS; k++) {
+		if (bs[k] < 0) {
+			ck_assert_int_eq(k, QPHS_PHASE_RESET);
+			continue;
+		}
+		ck_assert_msg(bs[k] >= prev && be[k] >= bs[k], "passive %s", qphs_phase_name(k));
+		prev = be[k];
+	}
+	ck_assert(prev <= ae[QPHS_PHASE_REQUEST]);
+	printf("# phases: request %.2f..%.2f, passive rts ends %.2f, active rts ends %.2f, ack ends %.2f\n",
+	       0.0, ae[QPHS_PHASE_REQUEST] - as[QPHS_PHASE_REQUEST], prev - as[QPHS_PHASE_REQUEST],
+	       ae[QPHS_PHASE_RTS] - as[QPHS_PHASE_REQUEST], ae[QPHS_PHASE_READY_ACK] - as[QPHS_PHASE_REQUEST]);
+}
+
 static void connect_n(int nqp, int big)
 {
 	struct lab_host a, b;
@@ -44,6 +84,7 @@ static void connect_n(int nqp, int big)
 	ck_assert_int_eq(ia.status, QPHS_EP_CONNECTED);
 	ck_assert_int_eq(ib.status, QPHS_EP_CONNECTED);
 	ck_assert_int_eq(ia.peer_ready_ack, 1);
+	phases_in_order(&ia, &ib);
 	printf("# %d QPs: path_mtu %d gid_index %d rd_atomic %d\n", nqp, ia.path_mtu,
 	       ia.gid_index, ia.rd_atomic);
 	check_data(ea, 4096);

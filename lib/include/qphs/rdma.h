@@ -178,6 +178,27 @@ QPHS_EXPORT void qphs_endpoint_put(struct qphs_endpoint *ep);
 #define QPHS_EP_MAX_QPS 255
 enum { QPHS_TR_RESET, QPHS_TR_INIT, QPHS_TR_RTR, QPHS_TR_RTS, QPHS_TR_COUNT };
 
+/* The phases of a setup, as qphs_endpoint_info dates them: the Connection
+ * request's TCP connect, the request (sent until its reply arrived: the
+ * peer's passive setup is inside), each transition (from the first QP's
+ * call to the last one's return), the ready-ACK round trip.  The four
+ * transitions are QPHS_PHASE_RESET + QPHS_TR_... */
+enum {
+	QPHS_PHASE_TCP_CONNECT,
+	QPHS_PHASE_REQUEST,
+	QPHS_PHASE_RESET,
+	QPHS_PHASE_INIT,
+	QPHS_PHASE_RTR,
+	QPHS_PHASE_RTS,
+	QPHS_PHASE_READY_ACK,
+	QPHS_PHASE_COUNT
+};
+/* "tcp_connect", "request", "reset", "init", "rtr", "rts", "ready_ack";
+ * "unknown" out of range.  Static storage. */
+QPHS_EXPORT const char *qphs_phase_name(int phase);
+/* The clock the phases are dated on: CLOCK_MONOTONIC in ms.  Any thread. */
+QPHS_EXPORT double qphs_monotonic_ms(void);
+
 struct qphs_endpoint_info {
 	int status;                       /* enum qphs_ep_status */
 	char peer_nic_path[300];
@@ -214,6 +235,10 @@ struct qphs_endpoint_info {
 	 * connect of the ready ACK (active only); on the passive side, the
 	 * wait for a worker thread. */
 	double qp_take_ms, ack_tcp_connect_ms, worker_wait_ms;
+	/* The last setup's phases at their times (QPHS_PHASE_...), on
+	 * qphs_monotonic_ms()'s clock: start < 0 = it did not happen.  The
+	 * active side has all of them; the passive side its transitions. */
+	double phase_start_ms[QPHS_PHASE_COUNT], phase_end_ms[QPHS_PHASE_COUNT];
 	/* MTU negotiation: the path MTU the peer sent (qphs_path_mtu), 0 when
 	 * it sent none — a Mooncake peer, which does not negotiate; with
 	 * mtu_negotiation on, path_mtu is then ours alone and warning says so. */

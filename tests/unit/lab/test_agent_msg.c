@@ -177,7 +177,70 @@ START_TEST(agent_doc_report_example_maps_to_facts)
 	ck_assert_int_eq(f.time_ms[QPLAB_TIME_TCP_CONNECT], 0); /* 0 ms is a value */
 	ck_assert_int_eq(f.time_ms[QPLAB_TIME_RESET], -1); /* null: skipped, did not happen */
 	ck_assert_int_eq(f.time_ms[QPLAB_TIME_STEP], -1); /* the runner's, not the agent's */
+	/* The endpoint's phases, on the agent's clock until the runner moves them. */
+	ck_assert_int_eq(f.nevents, 6);
+	ck_assert_str_eq(f.events[0].what, "tcp_connect");
+	ck_assert_str_eq(f.events[1].what, "request");
+	ck_assert(f.events[1].end_ms - f.events[1].start_ms > 3.26 && f.events[1].end_ms - f.events[1].start_ms < 3.28);
+	ck_assert_str_eq(f.events[5].what, "ready_ack");
+	ck_assert(f.events[5].start_ms > 81234607.40 && f.events[5].start_ms < 81234607.42);
+	ck_assert_str_eq(f.events_peer, ""); /* the runner's to say */
 	qplab_facts_free(&f);
+}
+END_TEST
+
+START_TEST(agent_report_events_are_decoded_strictly)
+{
+	static const struct {
+		const char *events, *err;
+	} cases[] = {
+		{"[]", NULL},
+		{"7", "\"events\" must be an array, not an integer"},
+		{"[3]", "must be an object"},
+		{"[{\"what\": \"rtr\", \"start_ms\": 1}]", "an event needs what, start_ms and end_ms"},
+		{"[{\"what\": \"rtr\", \"start_ms\": \"1\", \"end_ms\": 2}]", "\"start_ms\" must be a number"},
+		{"[{\"what\": \"a_name_far_too_long\", \"start_ms\": 1, \"end_ms\": 2}]", "\"what\" is longer than 15 bytes"},
+		{"[{},{},{},{},{},{},{},{},{}]", NULL}, /* nine: refused below */
+	};
+	char line[1024], err[200];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct qplab_agent_msg m;
+		struct qplab_facts f;
+		char evs[600];
+		int rc;
+
+		if (i == 6) {
+			size_t n = 0;
+
+			n += (size_t)snprintf(evs + n, sizeof(evs) - n, "[");
+			for (int k = 0; k < QPLAB_FACT_MAX_EVENTS + 1; k++)
+				n += (size_t)snprintf(evs + n, sizeof(evs) - n, "%s{\"what\":\"rtr\",\"start_ms\":%d,\"end_ms\":%d}",
+						      k ? "," : "", k, k + 1);
+			snprintf(evs + n, sizeof(evs) - n, "]");
+		} else {
+			snprintf(evs, sizeof(evs), "%s", cases[i].events);
+		}
+		snprintf(line, sizeof(line), "{\"v\":1,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,"
+			 "\"code\":\"OK\",\"error\":\"\",\"endpoints\":[{\"peer\":\"y@r\",\"status\":\"CONNECTED\","
+			 "\"events\":%s}],\"device_qps\":[]}", evs);
+		ck_assert_int_eq(qplab_agent_parse_line(line, strlen(line), &m, err, sizeof(err)), 0);
+		qplab_facts_init(&f);
+		err[0] = '\0';
+		rc = qplab_facts_from_reply(&m, "y@r", &f, err, sizeof(err));
+		if (i == 0) {
+			ck_assert_int_eq(rc, 0);
+			ck_assert_int_eq(f.nevents, 0);
+		} else if (i == 6) {
+			ck_assert_int_eq(rc, QPHS_ERR_INVALID_ARGUMENT);
+			ck_assert_msg(strstr(err, "more than 8 events"), "'%s'", err);
+		} else {
+			ck_assert_int_eq(rc, QPHS_ERR_INVALID_ARGUMENT);
+			ck_assert_msg(strstr(err, cases[i].err), "case %zu: '%s'", i, err);
+		}
+		qplab_facts_free(&f);
+		qplab_agent_msg_free(&m);
+	}
 }
 END_TEST
 
@@ -302,6 +365,7 @@ Suite *suite_agent_msg(void)
 	tcase_add_loop_test(tc, agent_lines_are_decoded_strictly, 0, sizeof(lines) / sizeof(lines[0]));
 	tc = unit_tcase(s, "facts", 10);
 	tcase_add_test(tc, agent_doc_report_example_maps_to_facts);
+	tcase_add_test(tc, agent_report_events_are_decoded_strictly);
 	tcase_add_test(tc, agent_doc_connect_and_datapath_examples_map_to_facts);
 	tcase_add_test(tc, agent_report_picks_the_peers_endpoint_and_rejects_wrong_types);
 	tcase_add_test(tc, agent_probe_and_raw_frame_replies_map_to_facts);
