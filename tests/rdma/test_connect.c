@@ -22,44 +22,53 @@ static void check_data(struct qphs_endpoint *ep, size_t bytes)
 	       res.write_ms, res.read_ms, res.total_ms, res.local_crc);
 }
 
-/* The phases, dated on one clock (both hosts are this process): the
- * active side's TCP connect inside its request, its transitions after the
- * reply, each after the one before, the ready-ACK last; the passive side's
- * transitions inside the active side's request, since it replies after
- * its setup (Mooncake's order: RdmaTransport::onSetupRdmaConnections). */
+/* One side's transitions: QP by QP (RESET, INIT, RTR, RTS of the first,
+ * then of the next), so a phase spans the first QP's call to the last
+ * one's return and, with several QPs, they overlap; but each begins no
+ * earlier and ends no earlier than the one before, all after `after`.
+ * Returns the last end. */
+static double transitions_in_order(const char *side, const double *st, const double *en,
+				   double after)
+{
+	double s_prev = after, e_prev = after;
+
+	for (int k = QPHS_PHASE_RESET; k <= QPHS_PHASE_RTS; k++) {
+		if (st[k] < 0) {
+			ck_assert_msg(k == QPHS_PHASE_RESET, "%s %s missing", side, qphs_phase_name(k));
+			continue; /* only a RESET can be skipped */
+		}
+		ck_assert_msg(st[k] >= s_prev && en[k] >= e_prev && en[k] >= st[k],
+			      "%s %s: %.3f..%.3f after %.3f..%.3f", side, qphs_phase_name(k), st[k],
+			      en[k], s_prev, e_prev);
+		s_prev = st[k];
+		e_prev = en[k];
+	}
+	return e_prev;
+}
+
+/* The phases, on one clock (both hosts are this process): the active
+ * side's TCP connect inside its request, its transitions after the reply,
+ * the ready-ACK after them; the passive side's transitions inside the
+ * active side's request, since it replies after its setup (Mooncake's
+ * order: RdmaTransport::onSetupRdmaConnections). */
 static void phases_in_order(const struct qphs_endpoint_info *a, const struct qphs_endpoint_info *b)
 {
 	const double *as = a->phase_start_ms, *ae = a->phase_end_ms;
 	const double *bs = b->phase_start_ms, *be = b->phase_end_ms;
-	double prev;
+	double a_end, b_end;
 
 	ck_assert(as[QPHS_PHASE_REQUEST] >= 0 && ae[QPHS_PHASE_REQUEST] >= as[QPHS_PHASE_REQUEST]);
 	ck_assert(as[QPHS_PHASE_TCP_CONNECT] >= as[QPHS_PHASE_REQUEST]);
 	ck_assert(ae[QPHS_PHASE_TCP_CONNECT] <= ae[QPHS_PHASE_REQUEST]);
-	prev = ae[QPHS_PHASE_REQUEST];
-	for (int k = QPHS_PHASE_RESET; k <= QPHS_PHASE_RTS; k++) {
-		if (as[k] < 0) {
-			ck_assert_int_eq(k, QPHS_PHASE_RESET); /* only a RESET can be skipped */
-			continue;
-		}
-		ck_assert_msg(as[k] >= prev && ae[k] >= as[k], "active %s", qphs_phase_name(k));
-		prev = ae[k];
-	}
-	ck_assert(as[QPHS_PHASE_READY_ACK] >= prev);
+	a_end = transitions_in_order("active", as, ae, ae[QPHS_PHASE_REQUEST]);
+	ck_assert(as[QPHS_PHASE_READY_ACK] >= a_end);
 	ck_assert(bs[QPHS_PHASE_REQUEST] < 0 && bs[QPHS_PHASE_READY_ACK] < 0);
-	prev = as[QPHS_PHASE_REQUEST];
-	for (int k = QPHS_PHASE_RESET; k <= QPHS_PHASE_RTS; k++) {
-		if (bs[k] < 0) {
-			ck_assert_int_eq(k, QPHS_PHASE_RESET);
-			continue;
-		}
-		ck_assert_msg(bs[k] >= prev && be[k] >= bs[k], "passive %s", qphs_phase_name(k));
-		prev = be[k];
-	}
-	ck_assert(prev <= ae[QPHS_PHASE_REQUEST]);
-	printf("# phases: request %.2f..%.2f, passive rts ends %.2f, active rts ends %.2f, ack ends %.2f\n",
-	       0.0, ae[QPHS_PHASE_REQUEST] - as[QPHS_PHASE_REQUEST], prev - as[QPHS_PHASE_REQUEST],
-	       ae[QPHS_PHASE_RTS] - as[QPHS_PHASE_REQUEST], ae[QPHS_PHASE_READY_ACK] - as[QPHS_PHASE_REQUEST]);
+	b_end = transitions_in_order("passive", bs, be, as[QPHS_PHASE_REQUEST]);
+	ck_assert(b_end <= ae[QPHS_PHASE_REQUEST]);
+	printf("# phases from the request's start: reply %.2f ms, passive RTS done %.2f, active RTS "
+	       "done %.2f, ready-ACK done %.2f\n", ae[QPHS_PHASE_REQUEST] - as[QPHS_PHASE_REQUEST],
+	       b_end - as[QPHS_PHASE_REQUEST], a_end - as[QPHS_PHASE_REQUEST],
+	       ae[QPHS_PHASE_READY_ACK] - as[QPHS_PHASE_REQUEST]);
 }
 
 static void connect_n(int nqp, int big)

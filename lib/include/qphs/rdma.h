@@ -181,7 +181,9 @@ enum { QPHS_TR_RESET, QPHS_TR_INIT, QPHS_TR_RTR, QPHS_TR_RTS, QPHS_TR_COUNT };
 /* The phases of a setup, as qphs_endpoint_info dates them: the Connection
  * request's TCP connect, the request (sent until its reply arrived: the
  * peer's passive setup is inside), each transition (from the first QP's
- * call to the last one's return), the ready-ACK round trip.  The four
+ * call to the last one's return; QPs go one after the other through all
+ * four, so with several QPs the transitions overlap), the ready-ACK round
+ * trip.  The four
  * transitions are QPHS_PHASE_RESET + QPHS_TR_... */
 enum {
 	QPHS_PHASE_TCP_CONNECT,
