@@ -277,7 +277,7 @@ FUZZ_SAN := -fsanitize=address,undefined
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) -Ilib/include -Ilib -Iharness \
                -I$(BUILD)/gen $(PKG_CFLAGS)
 FUZZ_BINS := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
-FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario/*.c)) harness/cli/jread.c
+FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario/*.c)) harness/cli/jread.c harness/cli/labwords.c
 FUZZ_OBJ := $(FUZZ_LINK:%.c=$(BUILD)/fuzz/obj/%.o)
 $(BUILD)/fuzz/obj/%.o: %.c | $(LAB_CONF_H)
 	@mkdir -p $(@D)

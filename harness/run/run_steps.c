@@ -223,13 +223,17 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 		id = s->ag[st->from].next_id++;
 		return act(s, st->from, id,
 			   qplab_agent_req_datapath(id, path_of(s, st->to), st->bytes > 0 ? st->bytes : 4096, dl,
-						    st->read_only),
+						    st->read_only, st->rkey_mode, st->verb),
 			   dl, si, path_of(s, st->to), err, errlen);
 	}
 	case QPLAB_STEP_WAIT:
 		return wait_step(s, si, st, err, errlen);
 	case QPLAB_STEP_SNAPSHOT:
 		return 0;
+	case QPLAB_STEP_REGION:
+		id = s->ag[st->host].next_id++;
+		return act(s, st->host, id, qplab_agent_req_region(id, st->access),
+			   scaled(-1, DL_REPORT), si, NULL, err, errlen);
 	case QPLAB_STEP_KILL_AGENT:
 	case QPLAB_STEP_START_AGENT:
 	case QPLAB_STEP_RESTART_AGENT:
@@ -245,7 +249,8 @@ static bool produces_result(enum qplab_step_kind k)
 {
 	/* connect_both collects its own (run_both.c). */
 	return k == QPLAB_STEP_CONNECT || k == QPLAB_STEP_DISCONNECT ||
-	       k == QPLAB_STEP_DATAPATH || k == QPLAB_STEP_RAW_FRAME || k == QPLAB_STEP_SNAPSHOT;
+	       k == QPLAB_STEP_DATAPATH || k == QPLAB_STEP_RAW_FRAME || k == QPLAB_STEP_SNAPSHOT ||
+	       k == QPLAB_STEP_REGION;
 }
 
 /* delete_device: whether `rdma link del` waits for the agent that holds
@@ -290,7 +295,8 @@ int run_step(struct run_state *s, int si, char *err, size_t errlen)
 
 	if (rc == 0 && produces_result(st->kind)) {
 		pair(peer_of, st->from, st->to);
-		if (st->kind == QPLAB_STEP_SNAPSHOT && s->p->nhosts == 2)
+		if ((st->kind == QPLAB_STEP_SNAPSHOT || st->kind == QPLAB_STEP_REGION) &&
+		    s->p->nhosts == 2)
 			pair(peer_of, 0, 1);
 		rc = run_collect(s, si, peer_of, err, errlen);
 	}
