@@ -71,6 +71,9 @@ json_object *agent_op_stale_ack(struct agent *a, json_object *id, json_object *r
 /* region: the check region registered again with chosen access flags
  * (agent_region.c). */
 json_object *agent_op_region(struct agent *a, json_object *id, json_object *req);
+/* verify: the responder's own byte-for-byte check of what a peer's
+ * datapath verb "write" left in its check region (agent_region.c). */
+json_object *agent_op_verify(struct agent *a, json_object *id, json_object *req);
 /* Notes each connected endpoint's QP numbers (current and previous set);
  * agent_track_endpoint does it for one endpoint already read. */
 void agent_track_qpsets(struct agent *a);

@@ -7,7 +7,7 @@
 
 /* Indexed by enum qphs_rkey_mode: "descriptor", "bad", "stale". */
 extern const char *const qplab_rkey_words[];
-/* Indexed by enum qphs_data_verb: "check", "send". */
+/* Indexed by enum qphs_data_verb: "check", "write", "send". */
 extern const char *const qplab_verb_words[];
 /* Word i is the access bit 1 << i (QPHS_ACCESS_*): "local_write",
  * "remote_write", "remote_read". */

@@ -8,6 +8,7 @@
 #include "cli/jread.h"
 #include "cli/labwords.h"
 #include "qphs/error.h"
+#include "qphs/rdma.h"
 
 static void add_str(json_object *o, const char *key, const char *v)
 {
@@ -141,7 +142,7 @@ char *qplab_agent_req_report(int id)
 }
 
 char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadline_ms,
-			       bool read_only, int rkey_mode, int verb)
+			       bool read_only, int rkey_mode, int verb, uint64_t seed)
 {
 	json_object *x = json_object_new_object();
 
@@ -154,7 +155,18 @@ char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadlin
 		add_str(x, "rkey", qplab_rkey_words[rkey_mode]);
 	if (verb)
 		add_str(x, "verb", qplab_verb_words[verb]);
+	if (verb == QPHS_DATA_WRITE)
+		json_object_object_add(x, "seed", json_object_new_int64((int64_t)(seed >> 1)));
 	return line(id, "datapath", x);
+}
+
+char *qplab_agent_req_verify(int id, long bytes, uint64_t seed)
+{
+	json_object *x = json_object_new_object();
+
+	add_int(x, "bytes", bytes);
+	json_object_object_add(x, "seed", json_object_new_int64((int64_t)(seed >> 1)));
+	return line(id, "verify", x);
 }
 
 char *qplab_agent_req_region(int id, int access)

@@ -164,6 +164,7 @@ enum qplab_step_kind {
 	QPLAB_STEP_WAIT,           /* poll host's report until `until` holds */
 	QPLAB_STEP_SNAPSHOT,       /* record every host's report under this name */
 	QPLAB_STEP_REGION,         /* host's check region registered again: access */
+	QPLAB_STEP_VERIFY,         /* host checks what step `of` (a write) left in its region */
 	QPLAB_STEP_KIND_COUNT
 };
 
@@ -278,6 +279,7 @@ struct qplab_step {
 	int rkey_mode;               /* datapath: enum qphs_rkey_mode (labwords.h) */
 	int verb;                    /* datapath: enum qphs_data_verb */
 	int access;                  /* region: QPHS_ACCESS_* bits */
+	int of;                      /* verify: index of the datapath "write" step */
 	struct qplab_assert until;   /* wait */
 };
 

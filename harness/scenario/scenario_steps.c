@@ -5,6 +5,7 @@
 
 #include "qphs/error.h"
 #include "qphs/frame.h"
+#include "qphs/rdma.h"
 #include "cli/labwords.h"
 #include "scenario_int.h"
 
@@ -32,6 +33,7 @@ static const struct {
 	[QPLAB_STEP_WAIT] = {"wait", {"host", "until"}},
 	[QPLAB_STEP_SNAPSHOT] = {"snapshot", {NULL}},
 	[QPLAB_STEP_REGION] = {"region", {"host", "access"}},
+	[QPLAB_STEP_VERIFY] = {"verify", {"host", "of"}},
 };
 
 const char *qplab_step_kind_name(enum qplab_step_kind kind)
@@ -224,9 +226,12 @@ static void parse_datapath_words(struct sc_ctx *ctx, json_object *o, const char 
 				 struct qplab_step *st)
 {
 	st->rkey_mode = word_key(ctx, o, path, "rkey", qplab_rkey_words, "descriptor, bad, stale");
-	st->verb = word_key(ctx, o, path, "verb", qplab_verb_words, "check, send");
-	if (st->kind == QPLAB_STEP_DATAPATH && st->verb && (st->rkey_mode || st->read_only))
+	st->verb = word_key(ctx, o, path, "verb", qplab_verb_words, "check, write, send");
+	if (st->kind == QPLAB_STEP_DATAPATH && st->verb == QPHS_DATA_SEND &&
+	    (st->rkey_mode || st->read_only))
 		qplab__sc_err(ctx, st->line, "a \"send\" datapath takes no \"rkey\" or \"read_only\"");
+	if (st->kind == QPLAB_STEP_DATAPATH && st->verb == QPHS_DATA_WRITE && st->read_only)
+		qplab__sc_err(ctx, st->line, "a \"write\" datapath is not \"read_only\"");
 }
 
 /* region's access: an array of distinct access words (empty: no access). */
@@ -255,6 +260,27 @@ static void parse_access(struct sc_ctx *ctx, json_object *o, const char *path,
 		qplab__sc_err(ctx, line, "\"remote_write\" needs \"local_write\" (ibv_reg_mr refuses it alone)");
 }
 
+/* verify's `of`: an earlier datapath "write" step into this host. */
+static void parse_verify_of(struct sc_ctx *ctx, json_object *o, const char *path,
+			    struct qplab_step *st)
+{
+	const char *name;
+	int k;
+
+	st->of = -1;
+	if (!qplab__sc_str(ctx, o, path, "of", true, &name))
+		return;
+	k = qplab_plan_step(ctx->plan, name);
+	if (k < 0 || ctx->plan->steps[k].kind != QPLAB_STEP_DATAPATH ||
+	    ctx->plan->steps[k].verb != QPHS_DATA_WRITE)
+		qplab__sc_err(ctx, st->line, "\"of\": \"%s\" is not an earlier datapath step with "
+			      "\"verb\": \"write\"", name);
+	else if (st->host >= 0 && ctx->plan->steps[k].to != st->host)
+		qplab__sc_err(ctx, st->line, "\"of\": step \"%s\" wrote to another host", name);
+	else
+		st->of = k;
+}
+
 /* Each kind's own keys. */
 static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_step *st)
 {
@@ -281,6 +307,10 @@ static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, str
 	case QPLAB_STEP_REGION:
 		st->host = host_key(ctx, o, path, "host");
 		parse_access(ctx, o, path, st);
+		break;
+	case QPLAB_STEP_VERIFY:
+		st->host = host_key(ctx, o, path, "host");
+		parse_verify_of(ctx, o, path, st);
 		break;
 	case QPLAB_STEP_RAW_FRAME:
 		parse_raw_frame_from(ctx, o, path, st);

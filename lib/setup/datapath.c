@@ -303,7 +303,12 @@ static int run(struct check *c)
 	else if (c->o->verb == QPHS_DATA_SEND)
 		rc = op(c, IBV_WR_SEND, BUF_SRC, c->res->write_status,
 			sizeof(c->res->write_status), &c->res->write_ms);
-	else if (!(rc = find_target(c, server, dev)))
+	else if (c->o->verb == QPHS_DATA_WRITE && !(rc = find_target(c, server, dev))) {
+		qphs_pattern_fill(c->buf[BUF_SRC], c->o->bytes, c->o->seed);
+		c->res->local_crc = qphs__crc32(c->buf[BUF_SRC], c->o->bytes);
+		rc = op(c, IBV_WR_RDMA_WRITE, BUF_SRC, c->res->write_status,
+			sizeof(c->res->write_status), &c->res->write_ms);
+	} else if (c->o->verb == QPHS_DATA_CHECK && !(rc = find_target(c, server, dev)))
 		rc = transfer(c, server);
 	if (rc == QPHS_ERR_COMPLETION_TIMEOUT)
 		flush_outstanding(c);
@@ -330,7 +335,8 @@ int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep, const struct qphs_da
 	snprintf(res->read_status, sizeof(res->read_status), "not posted");
 	if (o->bytes == 0 || o->bytes > QPHS_CHECK_REGION_BYTES || o->timeout_ms <= 0 ||
 	    o->rkey_mode < QPHS_RKEY_DESCRIPTOR || o->rkey_mode > QPHS_RKEY_STALE ||
-	    o->verb < QPHS_DATA_CHECK || o->verb > QPHS_DATA_SEND) {
+	    o->verb < QPHS_DATA_CHECK || o->verb > QPHS_DATA_SEND ||
+	    (o->verb != QPHS_DATA_CHECK && o->read_only)) {
 		snprintf(res->text, sizeof(res->text), "bytes must be 1..%u, timeout_ms above 0, "
 			 "rkey_mode and verb known", QPHS_CHECK_REGION_BYTES);
 		return QPHS_ERR_INVALID_ARGUMENT;
@@ -347,6 +353,9 @@ int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep, const struct qphs_da
 	res->ok = rc == 0;
 	if (rc == 0 && o->verb == QPHS_DATA_SEND)
 		snprintf(res->text, sizeof(res->text), "%zu bytes sent", o->bytes);
+	else if (rc == 0 && o->verb == QPHS_DATA_WRITE)
+		snprintf(res->text, sizeof(res->text), "%zu bytes written to \"%s\" (not read "
+			 "back: the peer verifies them)", o->bytes, res->peer_buffer);
 	else if (rc == 0 && o->read_only)
 		snprintf(res->text, sizeof(res->text), "%zu bytes read from \"%s\"", o->bytes,
 			 res->peer_buffer);

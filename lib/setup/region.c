@@ -5,6 +5,7 @@
  * rkey in the hands of a peer that fetched the descriptor before.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -58,4 +59,30 @@ int qphs_context_register_region(struct qphs_context *ctx, int access, uint32_t 
 		QPHS_WARN("%s: ibv_dereg_mr of the old check region registration failed",
 			  ctx->device);
 	return 0;
+}
+
+int qphs_context_verify_region(struct qphs_context *ctx, size_t bytes, uint64_t seed,
+			       struct qphs_verify_result *out)
+{
+	size_t at;
+	uint8_t want = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!ctx || !ctx->region || bytes == 0 || bytes > QPHS_CHECK_REGION_BYTES) {
+		snprintf(out->text, sizeof(out->text), "bytes must be 1..%u (and a check region)",
+			 QPHS_CHECK_REGION_BYTES);
+		return QPHS_ERR_INVALID_ARGUMENT;
+	}
+	out->bytes = bytes;
+	out->mismatched = qphs_pattern_compare(ctx->region, bytes, seed, &out->first_mismatch,
+					       &want);
+	if (!out->mismatched) {
+		snprintf(out->text, sizeof(out->text), "all %zu bytes arrived", bytes);
+		return 0;
+	}
+	at = out->first_mismatch;
+	snprintf(out->text, sizeof(out->text), "%zu of %zu bytes differ from what the requester "
+		 "wrote; the first at offset %zu holds 0x%02x, not 0x%02x", out->mismatched, bytes,
+		 at, ctx->region[at], want);
+	return QPHS_ERR_DATA_MISMATCH;
 }

@@ -263,6 +263,12 @@ enum qphs_rkey_mode {
 };
 enum qphs_data_verb {
 	QPHS_DATA_CHECK = 0,      /* the READ/WRITE check above */
+	QPHS_DATA_WRITE,          /* one RDMA WRITE of `bytes` of the pattern of
+				   * `seed` (qphs_pattern_fill) into the peer's
+				   * buffer, nothing else: the peer's memory is
+				   * not restored, so the peer can check on its
+				   * own side what arrived
+				   * (qphs_context_verify_region) */
 	QPHS_DATA_SEND,           /* one signalled SEND of `bytes` on the first
 				   * QP, nothing else: libqphs posts no receive
 				   * on any QP, so the peer answers RNR NAKs and
@@ -278,6 +284,7 @@ struct qphs_data_opts {
 				 * be written even for a moment */
 	int rkey_mode;          /* enum qphs_rkey_mode; 0 = the descriptor's */
 	int verb;               /* enum qphs_data_verb; 0 = the check */
+	uint64_t seed;          /* QPHS_DATA_WRITE: the pattern's seed */
 };
 struct qphs_data_result {
 	int ok;                 /* 1 when everything matched */
@@ -303,6 +310,29 @@ QPHS_EXPORT int qphs_endpoint_check_data(struct qphs_endpoint *ep, size_t bytes,
 /* Bytes of the host's check region, the buffer of its segment descriptor
  * (the largest check). */
 #define QPHS_CHECK_REGION_BYTES (1u << 20)
+
+/* The lab's data pattern (pure): n bytes made from seed, the same on
+ * every host.  _compare counts the bytes of p that differ from it,
+ * stores the offset of the first in *first_bad (n when none) and the
+ * pattern's byte there in *want (may be NULL; untouched when none). */
+QPHS_EXPORT void qphs_pattern_fill(uint8_t *p, size_t n, uint64_t seed);
+QPHS_EXPORT size_t qphs_pattern_compare(const uint8_t *p, size_t n, uint64_t seed,
+					size_t *first_bad, uint8_t *want);
+
+/* Responder-side verification: whether the first `bytes` of ctx's check
+ * region (where a peer's QPHS_DATA_WRITE lands) hold the pattern of seed,
+ * byte for byte, read by this host from its own memory.  out: caller's,
+ * filled in every case.  Returns 0, QPHS_ERR_DATA_MISMATCH (out->text
+ * names the first differing byte, what it holds and what it should) or
+ * QPHS_ERR_INVALID_ARGUMENT (bytes not in 1..QPHS_CHECK_REGION_BYTES). */
+struct qphs_verify_result {
+	size_t bytes;           /* compared */
+	size_t mismatched;      /* bytes that differ */
+	size_t first_mismatch;  /* offset of the first, == bytes when none */
+	char text[160];
+};
+QPHS_EXPORT int qphs_context_verify_region(struct qphs_context *ctx, size_t bytes, uint64_t seed,
+					   struct qphs_verify_result *out);
 
 /* Lab hook: the access flags of a buffer registration (ibv_reg_mr's). */
 enum {

@@ -32,17 +32,23 @@ START_TEST(agent_request_lines_are_exact)
 	l = qplab_agent_req_exit(10);
 	ck_assert_str_eq(l, "{\"v\":2,\"id\":10,\"op\":\"exit\"}\n");
 	free(l);
-	l = qplab_agent_req_datapath(11, "p", 4096, 10000, false, 0, 0);
+	l = qplab_agent_req_datapath(11, "p", 4096, 10000, false, 0, 0, 0);
 	ck_assert_str_eq(l, "{\"v\":2,\"id\":11,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":4096,\"deadline_ms\":10000}\n");
 	free(l);
-	l = qplab_agent_req_datapath(12, "p", 8, 100, false, QPHS_RKEY_STALE, 0);
+	l = qplab_agent_req_datapath(12, "p", 8, 100, false, QPHS_RKEY_STALE, 0, 0);
 	ck_assert_str_eq(l, "{\"v\":2,\"id\":12,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":8,\"deadline_ms\":100,\"rkey\":\"stale\"}\n");
 	free(l);
-	l = qplab_agent_req_datapath(13, "p", 8, 100, false, 0, QPHS_DATA_SEND);
+	l = qplab_agent_req_datapath(13, "p", 8, 100, false, 0, QPHS_DATA_SEND, 0);
 	ck_assert_str_eq(l, "{\"v\":2,\"id\":13,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":8,\"deadline_ms\":100,\"verb\":\"send\"}\n");
 	free(l);
 	l = qplab_agent_req_region(14, QPHS_ACCESS_LOCAL_WRITE | QPHS_ACCESS_REMOTE_READ);
 	ck_assert_str_eq(l, "{\"v\":2,\"id\":14,\"op\":\"region\",\"access\":[\"local_write\",\"remote_read\"]}\n");
+	free(l);
+	l = qplab_agent_req_datapath(16, "p", 8, 100, false, 0, QPHS_DATA_WRITE, 10);
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":16,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":8,\"deadline_ms\":100,\"verb\":\"write\",\"seed\":5}\n");
+	free(l);
+	l = qplab_agent_req_verify(17, 8, 10);
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":17,\"op\":\"verify\",\"bytes\":8,\"seed\":5}\n");
 	free(l);
 	l = qplab_agent_req_region(15, 0);
 	ck_assert_str_eq(l, "{\"v\":2,\"id\":15,\"op\":\"region\",\"access\":[]}\n");
@@ -199,6 +205,9 @@ START_TEST(agent_doc_send_and_region_examples_map_to_facts)
 	ck_assert_str_eq(f.code, "ERR_COMPLETION");
 	facts_of_doc("\"op\": \"region\", \"ok\": true", NULL, &f);
 	ck_assert_str_eq(f.code, "OK");
+	facts_of_doc("\"op\": \"verify\", \"ok\": true", NULL, &f);
+	ck_assert_str_eq(f.code, "ERR_DATA_MISMATCH");
+	ck_assert_ptr_nonnull(strstr(f.error_text, "first at offset 0"));
 }
 END_TEST
 

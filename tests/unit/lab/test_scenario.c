@@ -87,6 +87,7 @@ static const struct {
 	{"{ \"do\": \"region\", \"host\": \"b\", \"access\": [\"remote_read\"] },", QPLAB_STEP_REGION},
 	{"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"rkey\": \"stale\" },", QPLAB_STEP_DATAPATH},
 	{"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"send\" },", QPLAB_STEP_DATAPATH},
+	{"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"write\" },", QPLAB_STEP_DATAPATH},
 };
 
 START_TEST(scenario_parses_region_and_datapath_words)
@@ -106,6 +107,15 @@ START_TEST(scenario_parses_region_and_datapath_words)
 	ck_assert_int_eq(plan->steps[1].verb, QPHS_DATA_CHECK);
 	ck_assert_int_eq(plan->steps[2].rkey_mode, QPHS_RKEY_DESCRIPTOR);
 	ck_assert_int_eq(plan->steps[2].verb, QPHS_DATA_SEND);
+	qplab_plan_free(plan);
+	qplab_errors_free(&errs);
+	rc = parse(fill("", "{ \"do\": \"datapath\", \"name\": \"w\", \"from\": \"a\", \"to\": "
+			"\"b\", \"verb\": \"write\", \"bytes\": 512 }, { \"do\": \"verify\", "
+			"\"host\": \"b\", \"of\": \"w\" },", ""), &plan, &errs);
+	ck_assert_msg(rc == 0, "%s", errs.n ? errs.msgs[0] : "?");
+	ck_assert_int_eq(plan->steps[1].kind, QPLAB_STEP_VERIFY);
+	ck_assert_int_eq(plan->steps[1].of, 0);
+	ck_assert_int_eq(plan->steps[0].verb, QPHS_DATA_WRITE);
 	qplab_plan_free(plan);
 	qplab_errors_free(&errs);
 }
@@ -215,8 +225,12 @@ static const struct {
 	const char *ph;        /* the placeholder whose line the error names */
 	const char *says;      /* a part of the message */
 } reject[] = {
+	{NULL, "{ \"do\": \"verify\", \"host\": \"b\", \"of\": \"c1\" },", NULL, "@S@", "is not an earlier datapath step with \"verb\": \"write\""},
+	{NULL, "{ \"do\": \"datapath\", \"name\": \"w\", \"from\": \"a\", \"to\": \"c\", \"verb\": \"write\" }, { \"do\": \"verify\", \"host\": \"b\", \"of\": \"w\" },", NULL, "@S@", "wrote to another host"},
+	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"write\", \"read_only\": true },", NULL, "@S@", "is not \"read_only\""},
+	{NULL, "{ \"do\": \"verify\", \"host\": \"b\" },", NULL, "@S@", "of"},
 	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"rkey\": \"old\" },", NULL, "@S@", "\"rkey\" is one of descriptor, bad, stale, not \"old\""},
-	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"recv\" },", NULL, "@S@", "\"verb\" is one of check, send"},
+	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"recv\" },", NULL, "@S@", "\"verb\" is one of check, write, send"},
 	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"send\", \"rkey\": \"bad\" },", NULL, "@S@", "a \"send\" datapath takes no"},
 	{NULL, "{ \"do\": \"region\", \"host\": \"b\", \"access\": [\"remote_read\", \"remote_read\"] },", NULL, "@S@", "names \"remote_read\" twice"},
 	{NULL, "{ \"do\": \"region\", \"host\": \"b\", \"access\": [\"remote_write\"] },", NULL, "@S@", "\"remote_write\" needs \"local_write\""},
