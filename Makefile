@@ -278,8 +278,8 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) -Ilib/include -Ilib -Ih
                -I$(BUILD)/gen $(PKG_CFLAGS)
 FUZZ_BINS := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
 FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario/*.c)) harness/cli/jread.c \
-             harness/cli/readfile.c harness/run/agent_msg.c harness/run/agent_facts.c \
-             harness/agent/agent_cfg.c
+             harness/cli/readfile.c harness/cli/labwords.c harness/run/agent_msg.c \
+             harness/run/agent_facts.c harness/agent/agent_cfg.c
 FUZZ_OBJ := $(FUZZ_LINK:%.c=$(BUILD)/fuzz/obj/%.o)
 $(BUILD)/fuzz/obj/%.o: %.c | $(LAB_CONF_H)
 	@mkdir -p $(@D)

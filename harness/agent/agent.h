@@ -12,7 +12,7 @@
 
 #include "qphs.h"
 
-#define AGENT_PROTO_VERSION 1
+#define AGENT_PROTO_VERSION 2
 #define AGENT_MAX_PEERS 16
 #define AGENT_MAX_SET_QPS 64
 
@@ -68,6 +68,12 @@ void agent_remember(struct agent *a, int rc, const char *text, struct qphs_endpo
  * (agent_stale.c). */
 json_object *agent_op_raw_frame(struct agent *a, json_object *id, json_object *req);
 json_object *agent_op_stale_ack(struct agent *a, json_object *id, json_object *req);
+/* region: the check region registered again with chosen access flags
+ * (agent_region.c). */
+json_object *agent_op_region(struct agent *a, json_object *id, json_object *req);
+/* verify: the responder's own byte-for-byte check of what a peer's
+ * datapath verb "write" left in its check region (agent_region.c). */
+json_object *agent_op_verify(struct agent *a, json_object *id, json_object *req);
 /* Notes each connected endpoint's QP numbers (current and previous set);
  * agent_track_endpoint does it for one endpoint already read. */
 void agent_track_qpsets(struct agent *a);
@@ -76,7 +82,7 @@ void agent_track_endpoint(struct agent *a, const struct qphs_endpoint_info *in);
 /* The `report` reply (agent_report.c). */
 json_object *agent_report(struct agent *a, json_object *id);
 
-/* Reply skeleton: {"v":1,"type":"reply","id":ID,"op":OP,"ok","code","error"}. */
+/* Reply skeleton: {"v":2,"type":"reply","id":ID,"op":OP,"ok","code","error"}. */
 json_object *agent_reply(json_object *id, const char *op, int ok, int code, const char *error);
 
 /* The TIMINGS of the last connect as {"tcp_connect": ms|null, ...}. */

@@ -38,8 +38,10 @@ static void agent_opts(struct jread *r, struct agent *a, json_object *o)
 					   "strict_reset", "qp_timeout", "qp_retry_cnt",
 					   "qp_rnr_retry", "reply_timeout_ms", "old_protocol",
 					   "delay_passive_rtr_ms", "advertise", "mtu_reread",
-					   "rd_atomic_clamp", "no_rdma_transport", NULL};
+					   "rd_atomic_clamp", "no_rdma_transport", "sq_psn",
+					   "rq_psn", NULL};
 	json_object *v;
+	int64_t psn;
 	const char *s;
 
 	jread_only_keys(r, o, keys, "agent");
@@ -64,6 +66,10 @@ static void agent_opts(struct jread *r, struct agent *a, json_object *o)
 	jread_int(r, o, "delay_passive_rtr_ms", 0, INT_MAX, &a->hooks.passive_rtr_delay_ms);
 	jread_bool(r, o, "old_protocol", &a->cfg.old_protocol);
 	jread_bool(r, o, "no_rdma_transport", &a->no_rdma_transport);
+	if (jread_int64(r, o, "sq_psn", 0, 0xffffff, &psn) == JREAD_OK)
+		a->hooks.sq_psn = (uint32_t)psn;
+	if (jread_int64(r, o, "rq_psn", 0, 0xffffff, &psn) == JREAD_OK)
+		a->hooks.rq_psn = (uint32_t)psn;
 	if (jread_object(r, o, "advertise", &v) == JREAD_OK)
 		advertise(r, a, v);
 }

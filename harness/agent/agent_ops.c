@@ -1,5 +1,5 @@
 /* The agent's requests: connect, datapath, disconnect, probe, exit (report
- * is agent_report.c).  Each returns one reply object. */
+ * is agent_report.c, region agent_region.c).  Each returns one reply object. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "agent.h"
 #include "cli/jread.h"
+#include "cli/labwords.h"
 
 static double now_ms(void)
 {
@@ -150,7 +151,9 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 {
 	char err[160] = "";
 	struct jread r = REQ_READER(err);
-	const char *peer = NULL;
+	const char *peer = NULL, *rkey = NULL, *verb = NULL;
+	int mode = 0, vb = 0;
+	int64_t seed = 0;
 	int64_t bytes = 4096;
 	int deadline = 10000;
 	bool read_only = false;
@@ -165,7 +168,15 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 	jread_int64(&r, req, "bytes", 1, QPHS_CHECK_REGION_BYTES, &bytes);
 	jread_int(&r, req, "deadline_ms", 1, INT_MAX, &deadline);
 	jread_bool(&r, req, "read_only", &read_only);
-	if (r.errors)
+	jread_str(&r, req, "rkey", &rkey);
+	jread_str(&r, req, "verb", &verb);
+	jread_int64(&r, req, "seed", 0, INT64_MAX, &seed);
+	if (!r.errors && ((mode = rkey ? qplab_word_index(qplab_rkey_words, rkey) : 0) < 0 ||
+			  (vb = verb ? qplab_word_index(qplab_verb_words, verb) : 0) < 0))
+		snprintf(err, sizeof(err), "request: \"%s\" must be one of %s",
+			 mode < 0 ? "rkey" : "verb",
+			 mode < 0 ? "descriptor, bad, stale" : "check, write, send");
+	if (r.errors || mode < 0 || vb < 0)
 		return bad_args(id, "datapath", err);
 	if (!peer)
 		return agent_reply(id, "datapath", 0, QPHS_ERR_INVALID_ARGUMENT,
@@ -177,15 +188,19 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 		snprintf(res.text, sizeof(res.text), "no endpoint for %s", peer);
 	} else {
 		opts = (struct qphs_data_opts){.bytes = (size_t)bytes, .timeout_ms = deadline,
-					       .read_only = read_only};
+					       .read_only = read_only, .rkey_mode = mode, .verb = vb,
+					       .seed = (uint64_t)seed};
 		rc = qphs_endpoint_check_data_opts(ep, &opts, &res);
 		/* Nothing posted (endpoint not connected) is "not_run", not a failure. */
 		posted = strcmp(res.write_status, "not posted") || strcmp(res.read_status, "not posted");
 		word = res.ok ? "ok" : posted ? "failed" : "not_run";
+		/* The first posted WR that did not succeed, else success (a
+		 * "write" or "send" verb posts no READ). */
 		wc = strcmp(res.write_status, "IBV_WC_SUCCESS") && strcmp(res.write_status, "not posted")
 		     ? wc_word(res.write_status)
-		     : strcmp(res.read_status, "IBV_WC_SUCCESS") ? wc_word(res.read_status)
-								 : "IBV_WC_SUCCESS";
+		     : strcmp(res.read_status, "IBV_WC_SUCCESS") && strcmp(res.read_status, "not posted")
+		     ? wc_word(res.read_status)
+		     : posted ? "IBV_WC_SUCCESS" : "none";
 	}
 	agent_remember(a, rc, rc ? res.text : "", NULL);
 	o = agent_reply(id, "datapath", 1, rc, a->last_error);
@@ -196,6 +211,10 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 	json_object_object_add(o, "restored", json_object_new_boolean(res.restored));
 	json_object_object_add(o, "peer_checksum", json_object_new_boolean(res.peer_checksum));
 	json_object_object_add(o, "peer_buffer", json_object_new_string(res.peer_buffer));
+	json_object_object_add(o, "verb", json_object_new_string(qplab_verb_words[vb]));
+	json_object_object_add(o, "rkey", res.rkey ? json_object_new_int64(res.rkey) : NULL);
+	json_object_object_add(o, "descriptor_rkey",
+			       res.descriptor_rkey ? json_object_new_int64(res.descriptor_rkey) : NULL);
 	qphs_endpoint_put(ep);
 	return o;
 }
@@ -261,7 +280,8 @@ json_object *agent_serve(struct agent *a, json_object *req, int *quit)
 	if (!op)
 		return agent_reply(id, NULL, 0, QPHS_ERR_INVALID_ARGUMENT, "request: \"op\" missing");
 	if (!a->ctx && (!strcmp(op, "connect") || !strcmp(op, "datapath") ||
-			!strcmp(op, "disconnect"))) {
+			!strcmp(op, "disconnect") || !strcmp(op, "region") ||
+			!strcmp(op, "verify"))) {
 		/* No context: every device request fails the way opening it did. */
 		agent_remember(a, a->ctx_code, a->ctx_error, NULL);
 		return agent_reply(id, op, 1, a->ctx_code, a->ctx_error);
@@ -276,6 +296,10 @@ json_object *agent_serve(struct agent *a, json_object *req, int *quit)
 		return op_disconnect(a, id, req);
 	if (!strcmp(op, "probe"))
 		return op_probe(a, id, req);
+	if (!strcmp(op, "region"))
+		return agent_op_region(a, id, req);
+	if (!strcmp(op, "verify"))
+		return agent_op_verify(a, id, req);
 	if (!strcmp(op, "raw_frame"))
 		return agent_op_raw_frame(a, id, req);
 	if (!strcmp(op, "exit")) {

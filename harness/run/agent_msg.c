@@ -6,7 +6,9 @@
 
 #include "agent_msg.h"
 #include "cli/jread.h"
+#include "cli/labwords.h"
 #include "qphs/error.h"
+#include "qphs/rdma.h"
 
 static void add_str(json_object *o, const char *key, const char *v)
 {
@@ -44,6 +46,8 @@ static json_object *agent_json(const struct qplab_agent_opts *a)
 	add_int(o, "delay_passive_rtr_ms", a->delay_passive_rtr_ms);
 	add_bool(o, "mtu_reread", a->mtu_reread);
 	add_bool(o, "no_rdma_transport", a->no_rdma_transport);
+	add_int(o, "sq_psn", a->sq_psn);
+	add_int(o, "rq_psn", a->rq_psn);
 	add_str(adv, "gid", a->advertise_gid);
 	add_int(adv, "qpn", a->advertise_qpn);
 	add_int(adv, "qp_count", a->advertise_qp_count);
@@ -99,7 +103,7 @@ int qplab_fault_spec(const struct qplab_fault *f, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? QPHS_ERR_INVALID_ARGUMENT : 0;
 }
 
-/* {"v": 1, "id": id, "op": op, ...extra} as one line; takes extra. */
+/* {"v": 2, "id": id, "op": op, ...extra} as one line; takes extra. */
 static char *line(int id, const char *op, json_object *extra)
 {
 	json_object *o = json_object_new_object();
@@ -138,7 +142,7 @@ char *qplab_agent_req_report(int id)
 }
 
 char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadline_ms,
-			       bool read_only)
+			       bool read_only, int rkey_mode, int verb, uint64_t seed)
 {
 	json_object *x = json_object_new_object();
 
@@ -147,7 +151,33 @@ char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadlin
 	add_int(x, "deadline_ms", deadline_ms);
 	if (read_only)
 		add_bool(x, "read_only", 1);
+	if (rkey_mode)
+		add_str(x, "rkey", qplab_rkey_words[rkey_mode]);
+	if (verb)
+		add_str(x, "verb", qplab_verb_words[verb]);
+	if (verb == QPHS_DATA_WRITE)
+		json_object_object_add(x, "seed", json_object_new_int64((int64_t)(seed >> 1)));
 	return line(id, "datapath", x);
+}
+
+char *qplab_agent_req_verify(int id, long bytes, uint64_t seed)
+{
+	json_object *x = json_object_new_object();
+
+	add_int(x, "bytes", bytes);
+	json_object_object_add(x, "seed", json_object_new_int64((int64_t)(seed >> 1)));
+	return line(id, "verify", x);
+}
+
+char *qplab_agent_req_region(int id, int access)
+{
+	json_object *x = json_object_new_object(), *a = json_object_new_array();
+
+	for (int i = 0; qplab_access_words[i]; i++)
+		if (access & (1 << i))
+			json_object_array_add(a, json_object_new_string(qplab_access_words[i]));
+	json_object_object_add(x, "access", a);
+	return line(id, "region", x);
 }
 
 char *qplab_agent_req_disconnect(int id, const char *peer)

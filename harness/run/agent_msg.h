@@ -15,7 +15,7 @@
 #include "scenario/expect.h"
 #include "scenario/scenario.h"
 
-#define QPLAB_AGENT_PROTO_VERSION 1
+#define QPLAB_AGENT_PROTO_VERSION 2
 #define QPLAB_AGENT_LINE_MAX 65536
 
 /* The `--config` JSON of a host's agent: {"agent": {...}, "fault": {...}}
@@ -34,7 +34,11 @@ int qplab_fault_spec(const struct qplab_fault *f, char *buf, size_t len);
 char *qplab_agent_req_connect(int id, const char *peer, int64_t at_realtime_ns, int deadline_ms);
 char *qplab_agent_req_report(int id);
 char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadline_ms,
-			       bool read_only);
+			       bool read_only, int rkey_mode, int verb, uint64_t seed);
+/* verify: the responder's check of bytes written with seed. */
+char *qplab_agent_req_verify(int id, long bytes, uint64_t seed);
+/* region: access is QPHS_ACCESS_* bits, sent as their words. */
+char *qplab_agent_req_region(int id, int access);
 char *qplab_agent_req_disconnect(int id, const char *peer);
 char *qplab_agent_req_probe(int id, const char *address, int deadline_ms);
 char *qplab_agent_req_raw_frame(int id, const char *address, const uint8_t *bytes, size_t len,

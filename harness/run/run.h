@@ -205,6 +205,7 @@ struct run_state {
 	struct qplab_scenario_facts *facts;
 	int hostmap[QPLAB_MAX_HOSTS]; /* plan host -> topo host */
 	const char *log_dir;
+	uint64_t seed;             /* this run's: datapath "write" patterns */
 };
 int run_step(struct run_state *s, int si, char *err, size_t errlen);
 /* connect_both (run_both.c): the rounds, then every live agent's report

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "realise.h"
@@ -12,6 +13,16 @@
 #include "run.h"
 
 /* QPLAB_RUN_TRACE=1: each phase's wall time on stderr. */
+/* A seed per scenario run: the clock and the process, never the same twice. */
+static uint64_t run_seed(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^
+	       ((uint64_t)getpid() << 40);
+}
+
 static void trace(const char *what, double *t)
 {
 	double now = run_now_ms();
@@ -194,7 +205,8 @@ static int run_steps(struct run_state *s, double t0, double *tt, struct run_outc
 void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outcome *o)
 {
 	struct run_agent ag[QPLAB_MAX_HOSTS];
-	struct run_state s = {.p = p, .t = &c->topo, .ag = ag, .facts = &o->facts, .log_dir = c->log_dir};
+	struct run_state s = {.p = p, .t = &c->topo, .ag = ag, .facts = &o->facts, .log_dir = c->log_dir,
+			      .seed = run_seed()};
 	double t0 = run_now_ms(), tt = t0;
 	char err[600] = "";
 	const char *skip;

@@ -231,6 +231,13 @@ static int raw_frame_step(struct run_state *s, int si, const struct qplab_step *
 	return act(s, h, id, line, dl, si, path_of(s, st->to), err, errlen);
 }
 
+/* The pattern seed of datapath step si: this run's seed and the step,
+ * so a verify step finds it again and no two runs write the same bytes. */
+static uint64_t step_seed(const struct run_state *s, int si)
+{
+	return s->seed ^ ((uint64_t)(si + 1) * 0x9e3779b97f4a7c15ull);
+}
+
 static int do_step(struct run_state *s, int si, const struct qplab_step *st, char *err, size_t errlen)
 {
 	int id;
@@ -250,13 +257,26 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 		id = s->ag[st->from].next_id++;
 		return act(s, st->from, id,
 			   qplab_agent_req_datapath(id, path_of(s, st->to), st->bytes > 0 ? st->bytes : 4096, dl,
-						    st->read_only),
+						    st->read_only, st->rkey_mode, st->verb,
+						    step_seed(s, si)),
 			   dl, si, path_of(s, st->to), err, errlen);
 	}
 	case QPLAB_STEP_WAIT:
 		return wait_step(s, si, st, err, errlen);
 	case QPLAB_STEP_SNAPSHOT:
 		return 0;
+	case QPLAB_STEP_VERIFY: {
+		const struct qplab_step *w = &s->p->steps[st->of];
+
+		id = s->ag[st->host].next_id++;
+		return act(s, st->host, id,
+			   qplab_agent_req_verify(id, w->bytes > 0 ? w->bytes : 4096, step_seed(s, st->of)),
+			   scaled(-1, DL_REPORT), si, NULL, err, errlen);
+	}
+	case QPLAB_STEP_REGION:
+		id = s->ag[st->host].next_id++;
+		return act(s, st->host, id, qplab_agent_req_region(id, st->access),
+			   scaled(-1, DL_REPORT), si, NULL, err, errlen);
 	case QPLAB_STEP_KILL_AGENT:
 	case QPLAB_STEP_START_AGENT:
 	case QPLAB_STEP_RESTART_AGENT:
@@ -272,7 +292,8 @@ static bool produces_result(enum qplab_step_kind k)
 {
 	/* connect_both collects its own (run_both.c). */
 	return k == QPLAB_STEP_CONNECT || k == QPLAB_STEP_DISCONNECT ||
-	       k == QPLAB_STEP_DATAPATH || k == QPLAB_STEP_RAW_FRAME || k == QPLAB_STEP_SNAPSHOT;
+	       k == QPLAB_STEP_DATAPATH || k == QPLAB_STEP_RAW_FRAME || k == QPLAB_STEP_SNAPSHOT ||
+	       k == QPLAB_STEP_REGION || k == QPLAB_STEP_VERIFY;
 }
 
 /* delete_device: whether `rdma link del` waits for the agent that holds
@@ -321,7 +342,9 @@ int run_step(struct run_state *s, int si, char *err, size_t errlen)
 
 	if (rc == 0 && produces_result(st->kind)) {
 		pair(peer_of, st->from, st->to);
-		if (st->kind == QPLAB_STEP_SNAPSHOT && s->p->nhosts == 2)
+		if ((st->kind == QPLAB_STEP_SNAPSHOT || st->kind == QPLAB_STEP_REGION ||
+		     st->kind == QPLAB_STEP_VERIFY) &&
+		    s->p->nhosts == 2)
 			pair(peer_of, 0, 1);
 		rc = run_collect(s, si, peer_of, err, errlen);
 	}

@@ -109,6 +109,7 @@ struct qplab_agent_opts {
 	int advertise_qp_count;    /* -1 = the real count */
 	char *advertise_address;   /* NULL = the real host:port */
 	int delay_passive_rtr_ms;  /* -1 = no delay */
+	int sq_psn, rq_psn;        /* lab hooks, 0..0xffffff; -1 = Mooncake's 0 */
 	int mtu_reread;            /* tri-state: re-read the active MTU at each connect */
 	int no_rdma_transport;     /* tri-state: answer Connection and Metadata null */
 };
@@ -162,6 +163,8 @@ enum qplab_step_kind {
 	QPLAB_STEP_DATAPATH,       /* RDMA WRITE then READ from -> to, verified */
 	QPLAB_STEP_WAIT,           /* poll host's report until `until` holds */
 	QPLAB_STEP_SNAPSHOT,       /* record every host's report under this name */
+	QPLAB_STEP_REGION,         /* host's check region registered again: access */
+	QPLAB_STEP_VERIFY,         /* host checks what step `of` (a write) left in its region */
 	QPLAB_STEP_KIND_COUNT
 };
 
@@ -273,6 +276,10 @@ struct qplab_step {
 	char frame_kind[24];         /* raw_frame: a frame FAULT name */
 	long bytes;                  /* datapath: buffer size, default 4096 */
 	bool read_only;              /* datapath: READ only, never write the peer */
+	int rkey_mode;               /* datapath: enum qphs_rkey_mode (labwords.h) */
+	int verb;                    /* datapath: enum qphs_data_verb */
+	int access;                  /* region: QPHS_ACCESS_* bits */
+	int of;                      /* verify: index of the datapath "write" step */
 	struct qplab_assert until;   /* wait */
 };
 

@@ -5,12 +5,14 @@
 
 #include "qphs/error.h"
 #include "qphs/frame.h"
+#include "qphs/rdma.h"
+#include "cli/labwords.h"
 #include "scenario_int.h"
 
 /* Which keys each kind takes besides do, name and deadline_ms. */
 static const struct {
 	const char *word;
-	const char *keys[4];
+	const char *keys[6];
 } kinds[QPLAB_STEP_KIND_COUNT] = {
 	[QPLAB_STEP_CONNECT] = {"connect", {"from", "to", "to_address", "to_device"}},
 	[QPLAB_STEP_CONNECT_BOTH] = {"connect_both", {"hosts", "rounds", "barrier_ms"}},
@@ -27,9 +29,11 @@ static const struct {
 	[QPLAB_STEP_START_AGENT] = {"start_agent", {"host"}},
 	[QPLAB_STEP_RESTART_AGENT] = {"restart_agent", {"host", "down_ms"}},
 	[QPLAB_STEP_RAW_FRAME] = {"raw_frame", {"to", "hex", "kind", "from"}},
-	[QPLAB_STEP_DATAPATH] = {"datapath", {"from", "to", "bytes", "read_only"}},
+	[QPLAB_STEP_DATAPATH] = {"datapath", {"from", "to", "bytes", "read_only", "rkey", "verb"}},
 	[QPLAB_STEP_WAIT] = {"wait", {"host", "until"}},
 	[QPLAB_STEP_SNAPSHOT] = {"snapshot", {NULL}},
+	[QPLAB_STEP_REGION] = {"region", {"host", "access"}},
+	[QPLAB_STEP_VERIFY] = {"verify", {"host", "of"}},
 };
 
 const char *qplab_step_kind_name(enum qplab_step_kind kind)
@@ -202,6 +206,81 @@ static void parse_extras(struct sc_ctx *ctx, json_object *o, const char *path, s
 	}
 }
 
+/* A word of words[] in key (absent: index 0); wrong words name the choices. */
+static int word_key(struct sc_ctx *ctx, json_object *o, const char *path, const char *key,
+		    const char *const *words, const char *choices)
+{
+	const char *w;
+	int k;
+
+	if (!qplab__sc_str(ctx, o, path, key, false, &w))
+		return 0;
+	if ((k = qplab_word_index(words, w)) < 0)
+		qplab__sc_err(ctx, qplab__sc_line(ctx, path), "\"%s\" is one of %s, not \"%s\"",
+			      key, choices, w);
+	return k < 0 ? 0 : k;
+}
+
+/* datapath's rkey (descriptor, bad, stale) and verb (check, send). */
+static void parse_datapath_words(struct sc_ctx *ctx, json_object *o, const char *path,
+				 struct qplab_step *st)
+{
+	st->rkey_mode = word_key(ctx, o, path, "rkey", qplab_rkey_words, "descriptor, bad, stale");
+	st->verb = word_key(ctx, o, path, "verb", qplab_verb_words, "check, write, send");
+	if (st->kind == QPLAB_STEP_DATAPATH && st->verb == QPHS_DATA_SEND &&
+	    (st->rkey_mode || st->read_only))
+		qplab__sc_err(ctx, st->line, "a \"send\" datapath takes no \"rkey\" or \"read_only\"");
+	if (st->kind == QPLAB_STEP_DATAPATH && st->verb == QPHS_DATA_WRITE && st->read_only)
+		qplab__sc_err(ctx, st->line, "a \"write\" datapath is not \"read_only\"");
+}
+
+/* region's access: an array of distinct access words (empty: no access). */
+static void parse_access(struct sc_ctx *ctx, json_object *o, const char *path,
+			 struct qplab_step *st)
+{
+	json_object *a = qplab__sc_get(ctx, o, path, "access", json_type_array, true);
+	int line = qplab__sc_line(ctx, path);
+
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+		int k = json_object_is_type(e, json_type_string)
+				? qplab_word_index(qplab_access_words, json_object_get_string(e))
+				: -1;
+
+		if (k < 0)
+			qplab__sc_err(ctx, line, "\"access\"[%zu] is one of \"local_write\", "
+				      "\"remote_write\", \"remote_read\"", i);
+		else if (st->access & (1 << k))
+			qplab__sc_err(ctx, line, "\"access\" names \"%s\" twice",
+				      qplab_access_words[k]);
+		else
+			st->access |= 1 << k;
+	}
+	if ((st->access & 2) && !(st->access & 1))
+		qplab__sc_err(ctx, line, "\"remote_write\" needs \"local_write\" (ibv_reg_mr refuses it alone)");
+}
+
+/* verify's `of`: an earlier datapath "write" step into this host. */
+static void parse_verify_of(struct sc_ctx *ctx, json_object *o, const char *path,
+			    struct qplab_step *st)
+{
+	const char *name;
+	int k;
+
+	st->of = -1;
+	if (!qplab__sc_str(ctx, o, path, "of", true, &name))
+		return;
+	k = qplab_plan_step(ctx->plan, name);
+	if (k < 0 || ctx->plan->steps[k].kind != QPLAB_STEP_DATAPATH ||
+	    ctx->plan->steps[k].verb != QPHS_DATA_WRITE)
+		qplab__sc_err(ctx, st->line, "\"of\": \"%s\" is not an earlier datapath step with "
+			      "\"verb\": \"write\"", name);
+	else if (st->host >= 0 && ctx->plan->steps[k].to != st->host)
+		qplab__sc_err(ctx, st->line, "\"of\": step \"%s\" wrote to another host", name);
+	else
+		st->of = k;
+}
+
 /* Each kind's own keys. */
 static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_step *st)
 {
@@ -223,6 +302,15 @@ static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, str
 			st->bytes = n;
 		if (qplab__sc_bool(ctx, o, path, "read_only", &b))
 			st->read_only = b;
+		parse_datapath_words(ctx, o, path, st);
+		break;
+	case QPLAB_STEP_REGION:
+		st->host = host_key(ctx, o, path, "host");
+		parse_access(ctx, o, path, st);
+		break;
+	case QPLAB_STEP_VERIFY:
+		st->host = host_key(ctx, o, path, "host");
+		parse_verify_of(ctx, o, path, st);
 		break;
 	case QPLAB_STEP_RAW_FRAME:
 		parse_raw_frame_from(ctx, o, path, st);
@@ -246,7 +334,7 @@ static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, str
 
 static void parse_step(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_step *st)
 {
-	const char *word, *allowed[8] = {"do", "name", "deadline_ms"};
+	const char *word, *allowed[10] = {"do", "name", "deadline_ms"};
 	size_t k;
 	long v;
 
@@ -267,7 +355,7 @@ static void parse_step(struct sc_ctx *ctx, json_object *o, const char *path, str
 		return;
 	}
 	st->kind = (enum qplab_step_kind)k;
-	for (size_t i = 0; i < 4 && kinds[k].keys[i]; i++)
+	for (size_t i = 0; i < 6 && kinds[k].keys[i]; i++)
 		allowed[3 + i] = kinds[k].keys[i];
 	qplab__sc_only_keys(ctx, o, path, kinds[k].word, allowed);
 	if (qplab__sc_str(ctx, o, path, "name", false, &word)) {

@@ -77,10 +77,15 @@ int qphs__qp_to_reset(struct qphs_context *ctx, struct qphs__qp *qp, int strict,
 	return modify(ctx, qp, &attr, IBV_QP_STATE);
 }
 
-/* The parameters this context's configuration decides. */
-static void params(const struct qphs_context *ctx, struct qphs__qp_params *q)
+/* The parameters this context's configuration decides, and the PSN lab
+ * hooks. */
+static void params(struct qphs_context *ctx, struct qphs__qp_params *q)
 {
 	qphs__qp_params_config(q, ctx->cfg, ctx->port);
+	pthread_mutex_lock(&ctx->hook_lock);
+	q->sq_psn = ctx->hooks.sq_psn;
+	q->rq_psn = ctx->hooks.rq_psn;
+	pthread_mutex_unlock(&ctx->hook_lock);
 }
 
 int qphs__qp_to_init(struct qphs_context *ctx, struct qphs__qp *qp)

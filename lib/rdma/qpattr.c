@@ -51,7 +51,7 @@ void qphs__qpattr_rtr(const struct qphs__qp_params *q, struct ibv_qp_attr *a, in
 	a->ah_attr.sl = q->sl;
 	a->ah_attr.port_num = q->port;
 	a->dest_qp_num = q->dest_qpn;
-	a->rq_psn = 0;
+	a->rq_psn = q->rq_psn & 0xffffff;
 	a->max_dest_rd_atomic = (uint8_t)q->dest_rd_atomic;
 	a->min_rnr_timer = RTR_MIN_RNR_TIMER;
 	*mask = IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER | IBV_QP_AV |
@@ -65,7 +65,7 @@ void qphs__qpattr_rts(const struct qphs__qp_params *q, struct ibv_qp_attr *a, in
 	a->timeout = q->timeout;
 	a->retry_cnt = q->retry_cnt;
 	a->rnr_retry = q->rnr_retry;
-	a->sq_psn = 0;
+	a->sq_psn = q->sq_psn & 0xffffff;
 	a->max_rd_atomic = (uint8_t)q->rd_atomic;
 	*mask = IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 		IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;

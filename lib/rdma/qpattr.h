@@ -37,6 +37,7 @@ struct qphs__qp_params {
 	uint8_t retry_cnt;
 	uint8_t rnr_retry;
 	int rd_atomic;             /* max_rd_atomic: initiator depth */
+	uint32_t sq_psn, rq_psn;   /* 0 (Mooncake's) unless a lab hook sets them */
 };
 
 /* Fills what the configuration decides (port given, as the context

@@ -92,11 +92,14 @@ static int op(struct check *c, enum ibv_wr_opcode opcode, int which, char *statu
 		.send_flags = IBV_SEND_SIGNALED,
 		.wr.rdma = {.remote_addr = c->raddr, .rkey = c->rkey},
 	};
-	const char *name = opcode == IBV_WR_RDMA_WRITE ? "WRITE" : "READ";
+	const char *name = opcode == IBV_WR_RDMA_WRITE ? "WRITE"
+			   : opcode == IBV_WR_SEND ? "SEND" : "READ";
 	char st[48];
 	double t;
 	int rc;
 
+	if (opcode != IBV_WR_SEND)
+		c->res->rkey = c->rkey;
 	if ((rc = qphs__verbs_post_send(c->ep->qp[0].qp, &wr))) {
 		snprintf(c->res->text, sizeof(c->res->text), "ibv_post_send(%s): %s", name,
 			 strerror(rc));
@@ -107,6 +110,31 @@ static int op(struct check *c, enum ibv_wr_opcode opcode, int which, char *statu
 		snprintf(c->res->text, sizeof(c->res->text), "RDMA %s: %s", name,
 			 status ? status : st);
 	return rc;
+}
+
+/* The rkey to post, per the caller's rkey_mode; remembers the
+ * descriptor's for a later stale check.  check_lock held. */
+static int pick_rkey(struct check *c, uint32_t published)
+{
+	uint32_t stale = c->ep->last_rkey;
+
+	c->ep->last_rkey = published;
+	switch (c->o->rkey_mode) {
+	case QPHS_RKEY_BAD:
+		c->rkey = published ^ 0xffu;
+		return 0;
+	case QPHS_RKEY_STALE:
+		if (!stale) {
+			snprintf(c->res->text, sizeof(c->res->text), "no earlier check to this peer "
+				 "found an rkey to use stale");
+			return QPHS_ERR_INVALID_ARGUMENT;
+		}
+		c->rkey = stale;
+		return 0;
+	default:
+		c->rkey = published;
+		return 0;
+	}
 }
 
 /* The peer's buffer and key from its segment descriptor; notes whether a
@@ -127,7 +155,8 @@ static int find_target(struct check *c, const char *server, const char *dev)
 		snprintf(c->res->text, sizeof(c->res->text), "%s", txt);
 	} else {
 		c->raddr = t.addr;
-		c->rkey = t.rkey;
+		c->res->descriptor_rkey = t.rkey;
+		rc = pick_rkey(c, t.rkey);
 		c->res->peer_checksum = s.qphs_checksum;
 		snprintf(c->res->peer_buffer, sizeof(c->res->peer_buffer), "%s",
 			 s.buffers[t.buffer].name);
@@ -269,7 +298,17 @@ static int run(struct check *c)
 
 	if (rc)
 		return rc;
-	if (!(rc = buffers(c)) && !(rc = find_target(c, server, dev)))
+	if ((rc = buffers(c)))
+		;
+	else if (c->o->verb == QPHS_DATA_SEND)
+		rc = op(c, IBV_WR_SEND, BUF_SRC, c->res->write_status,
+			sizeof(c->res->write_status), &c->res->write_ms);
+	else if (c->o->verb == QPHS_DATA_WRITE && !(rc = find_target(c, server, dev))) {
+		qphs_pattern_fill(c->buf[BUF_SRC], c->o->bytes, c->o->seed);
+		c->res->local_crc = qphs__crc32(c->buf[BUF_SRC], c->o->bytes);
+		rc = op(c, IBV_WR_RDMA_WRITE, BUF_SRC, c->res->write_status,
+			sizeof(c->res->write_status), &c->res->write_ms);
+	} else if (c->o->verb == QPHS_DATA_CHECK && !(rc = find_target(c, server, dev)))
 		rc = transfer(c, server);
 	if (rc == QPHS_ERR_COMPLETION_TIMEOUT)
 		flush_outstanding(c);
@@ -294,9 +333,12 @@ int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep, const struct qphs_da
 	res->read_only = o->read_only;
 	snprintf(res->write_status, sizeof(res->write_status), "not posted");
 	snprintf(res->read_status, sizeof(res->read_status), "not posted");
-	if (o->bytes == 0 || o->bytes > QPHS_CHECK_REGION_BYTES || o->timeout_ms <= 0) {
-		snprintf(res->text, sizeof(res->text), "bytes must be 1..%u, timeout_ms above 0",
-			 QPHS_CHECK_REGION_BYTES);
+	if (o->bytes == 0 || o->bytes > QPHS_CHECK_REGION_BYTES || o->timeout_ms <= 0 ||
+	    o->rkey_mode < QPHS_RKEY_DESCRIPTOR || o->rkey_mode > QPHS_RKEY_STALE ||
+	    o->verb < QPHS_DATA_CHECK || o->verb > QPHS_DATA_SEND ||
+	    (o->verb != QPHS_DATA_CHECK && o->read_only)) {
+		snprintf(res->text, sizeof(res->text), "bytes must be 1..%u, timeout_ms above 0, "
+			 "rkey_mode and verb known", QPHS_CHECK_REGION_BYTES);
 		return QPHS_ERR_INVALID_ARGUMENT;
 	}
 	if (atomic_load(&ep->status) != QPHS_EP_CONNECTED) {
@@ -309,7 +351,12 @@ int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep, const struct qphs_da
 	pthread_mutex_unlock(&ep->ctx->check_lock);
 	res->total_ms = qphs__mono_ms() - t0;
 	res->ok = rc == 0;
-	if (rc == 0 && o->read_only)
+	if (rc == 0 && o->verb == QPHS_DATA_SEND)
+		snprintf(res->text, sizeof(res->text), "%zu bytes sent", o->bytes);
+	else if (rc == 0 && o->verb == QPHS_DATA_WRITE)
+		snprintf(res->text, sizeof(res->text), "%zu bytes written to \"%s\" (not read "
+			 "back: the peer verifies them)", o->bytes, res->peer_buffer);
+	else if (rc == 0 && o->read_only)
 		snprintf(res->text, sizeof(res->text), "%zu bytes read from \"%s\"", o->bytes,
 			 res->peer_buffer);
 	else if (rc == 0)

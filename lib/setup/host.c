@@ -385,6 +385,11 @@ const char *qphs_context_nic_path(const struct qphs_context *ctx)
 
 int qphs_context_set_hooks(struct qphs_context *ctx, const struct qphs_rdma_hooks *h)
 {
+	if (h && (h->sq_psn > 0xffffff || h->rq_psn > 0xffffff)) {
+		qphs__context_set_err(ctx, "hooks: a PSN is 24 bits (sq_psn %u, rq_psn %u)",
+				      h->sq_psn, h->rq_psn);
+		return QPHS_ERR_INVALID_ARGUMENT;
+	}
 	pthread_mutex_lock(&ctx->hook_lock);
 	memset(&ctx->hooks, 0, sizeof(ctx->hooks));
 	ctx->hook_gid[0] = ctx->hook_server[0] = '\0';

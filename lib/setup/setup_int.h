@@ -11,8 +11,9 @@
  * No lock is held across a network request or a sleep, check_lock apart.
  *
  *   ctx->check_lock  one data-path check at a time per context (the checks
- *                    share its CQ); held for the whole check, its Metadata
- *                    requests included, so it is taken with no lock held.
+ *                    share its CQ), and ep->last_rkey; held for the whole
+ *                    check, its Metadata requests included, so it is taken
+ *                    with no lock held.
  *   ep->lock         one endpoint: every field of struct qphs_endpoint from
  *                    has_connected on (QPs, peer QPNs, counters, timings,
  *                    errors, reply texts), the verbs calls on its QPs, and
@@ -23,7 +24,8 @@
  *                    code that visits endpoints takes references under it,
  *                    drops it, then locks each endpoint in turn.
  *   r->lock          (leaf) r->ctx[], r->nctx, r->n_rejections,
- *                    r->last_rejection.
+ *                    r->last_rejection, each context's region_mr (swapped
+ *                    by qphs_context_register_region).
  *   r->qlock         (leaf) the worker and ready-ACK queues (qhead, qtail,
  *                    ack_head, ack_tail), r->stopping; qcond and ack_cond.
  *   ctx->hook_lock   (leaf) ctx->hooks, hook_gid, hook_server.
@@ -34,7 +36,7 @@
  *
  * No lock: what is set before a handle is shared and never changed after
  * (configs, names, nic paths, the device, port, LID, GID, PD, CQ, check
- * region, thread handles, ep->ctx, ep->peer_path, ep->nqp); the atomics
+ * region's memory, thread handles, ep->ctx, ep->peer_path, ep->nqp); the atomics
  * (ep->status and ep->ack_deadline_ms, written under ep->lock; ctx->failed,
  * written by the event thread); and the errstr buffers (qphs_*_errstr: the
  * last error of a call on the handle.  Not locked: ctx->errstr is also
@@ -127,6 +129,8 @@ struct qphs_endpoint {
 	char warning[QPHS__TEXT_LEN];      /* the last warning logged for it */
 	char reply_sent[512];
 	char reply_received[512];
+	uint32_t last_rkey;                /* the rkey of the last check that
+					    * found a target (check_lock) */
 };
 
 /* Marks every per-setup timing "did not happen".  ep->lock held (or ep

@@ -96,8 +96,17 @@ struct qphs_rdma_hooks {
 					* reply and its own RTR (caller's thread,
 					* no lock held): the peer may change its
 					* QPs meanwhile (simultaneous-open race) */
+	uint32_t sq_psn;               /* RTS sq_psn of every QP (24 bits; 0 is
+					* Mooncake's): the first PSN we send */
+	uint32_t rq_psn;               /* RTR rq_psn (24 bits; 0 is Mooncake's): the
+					* PSN we expect first.  Neither is told to
+					* the peer: the handshake carries no PSN
+					* (HandShakeDesc), so one side's setting
+					* is a PSN mismatch with the other's 0 */
 };
-/* hooks: copied (strings too).  NULL clears all. */
+/* hooks: copied (strings too).  NULL clears all.  QPHS_ERR_INVALID_ARGUMENT
+ * for a PSN above 24 bits.  The PSNs apply to the transitions made after
+ * the call. */
 QPHS_EXPORT int qphs_context_set_hooks(struct qphs_context *ctx,
 				       const struct qphs_rdma_hooks *hooks);
 
@@ -268,11 +277,41 @@ QPHS_EXPORT const char *qphs_endpoint_errstr(struct qphs_endpoint *ep);
  * descriptor a Mooncake initiator could not use the same way (no
  * priority_matrix, another device numbering) is reported in the
  * endpoint's warning. */
+enum qphs_rkey_mode {
+	QPHS_RKEY_DESCRIPTOR = 0, /* the rkey the peer's descriptor publishes */
+	QPHS_RKEY_BAD,            /* that rkey with its low 8 bits (the key
+				   * part a driver bumps) inverted: a key the
+				   * peer never handed out */
+	QPHS_RKEY_STALE,          /* the rkey this endpoint used in its last
+				   * check that found a target, even when the
+				   * peer has since re-registered the buffer
+				   * (qphs_context_register_region); none yet
+				   * is QPHS_ERR_INVALID_ARGUMENT */
+};
+enum qphs_data_verb {
+	QPHS_DATA_CHECK = 0,      /* the READ/WRITE check above */
+	QPHS_DATA_WRITE,          /* one RDMA WRITE of `bytes` of the pattern of
+				   * `seed` (qphs_pattern_fill) into the peer's
+				   * buffer, nothing else: the peer's memory is
+				   * not restored, so the peer can check on its
+				   * own side what arrived
+				   * (qphs_context_verify_region) */
+	QPHS_DATA_SEND,           /* one signalled SEND of `bytes` on the first
+				   * QP, nothing else: libqphs posts no receive
+				   * on any QP, so the peer answers RNR NAKs and
+				   * the requester retries per its rnr_retry
+				   * (7: for ever).  write_status holds the
+				   * SEND's completion; no Metadata request,
+				   * rkey_mode ignored */
+};
 struct qphs_data_opts {
 	size_t bytes;           /* 1..QPHS_CHECK_REGION_BYTES */
 	int timeout_ms;         /* per completion, above 0 */
 	bool read_only;         /* READ only: for a peer whose memory must not
 				 * be written even for a moment */
+	int rkey_mode;          /* enum qphs_rkey_mode; 0 = the descriptor's */
+	int verb;               /* enum qphs_data_verb; 0 = the check */
+	uint64_t seed;          /* QPHS_DATA_WRITE: the pattern's seed */
 };
 struct qphs_data_result {
 	int ok;                 /* 1 when everything matched */
@@ -284,6 +323,8 @@ struct qphs_data_result {
 	int peer_checksum;      /* the peer checksummed its copy (a qplab peer) */
 	int restored;           /* its original bytes went back and read back equal */
 	char peer_buffer[64];   /* the name of the peer's buffer used ("cpu:0") */
+	uint32_t rkey;          /* the rkey posted (0: none was) */
+	uint32_t descriptor_rkey; /* the rkey the descriptor published (0: none read) */
 	char text[256];         /* what went wrong, in words */
 };
 QPHS_EXPORT int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep,
@@ -296,5 +337,47 @@ QPHS_EXPORT int qphs_endpoint_check_data(struct qphs_endpoint *ep, size_t bytes,
 /* Bytes of the host's check region, the buffer of its segment descriptor
  * (the largest check). */
 #define QPHS_CHECK_REGION_BYTES (1u << 20)
+
+/* The lab's data pattern (pure): n bytes made from seed, the same on
+ * every host.  _compare counts the bytes of p that differ from it,
+ * stores the offset of the first in *first_bad (n when none) and the
+ * pattern's byte there in *want (may be NULL; untouched when none). */
+QPHS_EXPORT void qphs_pattern_fill(uint8_t *p, size_t n, uint64_t seed);
+QPHS_EXPORT size_t qphs_pattern_compare(const uint8_t *p, size_t n, uint64_t seed,
+					size_t *first_bad, uint8_t *want);
+
+/* Responder-side verification: whether the first `bytes` of ctx's check
+ * region (where a peer's QPHS_DATA_WRITE lands) hold the pattern of seed,
+ * byte for byte, read by this host from its own memory.  out: caller's,
+ * filled in every case.  Returns 0, QPHS_ERR_DATA_MISMATCH (out->text
+ * names the first differing byte, what it holds and what it should) or
+ * QPHS_ERR_INVALID_ARGUMENT (bytes not in 1..QPHS_CHECK_REGION_BYTES). */
+struct qphs_verify_result {
+	size_t bytes;           /* compared */
+	size_t mismatched;      /* bytes that differ */
+	size_t first_mismatch;  /* offset of the first, == bytes when none */
+	char text[160];
+};
+QPHS_EXPORT int qphs_context_verify_region(struct qphs_context *ctx, size_t bytes, uint64_t seed,
+					   struct qphs_verify_result *out);
+
+/* Lab hook: the access flags of a buffer registration (ibv_reg_mr's). */
+enum {
+	QPHS_ACCESS_LOCAL_WRITE = 1,
+	QPHS_ACCESS_REMOTE_WRITE = 2,
+	QPHS_ACCESS_REMOTE_READ = 4,
+};
+/* Lab hook: registers ctx's check region again with access (QPHS_ACCESS_*
+ * bits), then deregisters the registration it had.  The segment
+ * descriptor publishes the new rkey from then on; the old one is stale
+ * (the new registration is made before the old is dropped, so a driver
+ * cannot hand out the same key again).  old_rkey, new_rkey: caller's, may
+ * be NULL.  Returns 0, QPHS_ERR_INVALID_ARGUMENT (an unknown bit, or
+ * REMOTE_WRITE without LOCAL_WRITE, which verbs refuse), or
+ * QPHS_ERR_CONTEXT (ibv_reg_mr failed; the old registration stays).  The
+ * text is on ctx (qphs_context_errstr).  Peers' RDMA operations in flight
+ * meet the old or the new registration. */
+QPHS_EXPORT int qphs_context_register_region(struct qphs_context *ctx, int access,
+					     uint32_t *old_rkey, uint32_t *new_rkey);
 
 #endif

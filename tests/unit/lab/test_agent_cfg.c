@@ -20,6 +20,7 @@ START_TEST(agent_config_sets_options_hooks_and_fault)
 
 	ck_assert_int_eq(apply(&a, "{\"agent\": {\"ready_ack\": false, \"qp_retry_cnt\": 3, "
 			       "\"reset_policy\": \"reuse\", \"delay_passive_rtr_ms\": 40, "
+			       "\"sq_psn\": 4096, \"rq_psn\": 16777215, "
 			       "\"advertise\": {\"qpn\": 0, \"gid\": \"::1\", \"qp_count\": 3}}, "
 			       "\"fault\": {\"name\": \"delay\", \"ms\": 25, \"types\": [\"probe\"]}}",
 			       err, sizeof(err)), 0);
@@ -30,6 +31,8 @@ START_TEST(agent_config_sets_options_hooks_and_fault)
 	ck_assert(a.hooks.advertise_qpn_set && a.hooks.advertise_qpn == 0);
 	ck_assert_str_eq(a.hooks.advertise_gid, "::1");
 	ck_assert_int_eq(a.hooks.advertise_qp_count, 3);
+	ck_assert_uint_eq(a.hooks.sq_psn, 4096);
+	ck_assert_uint_eq(a.hooks.rq_psn, 16777215);
 	ck_assert_int_eq(a.fault.kind, QPHS_FAULT_DELAY);
 	ck_assert_int_eq(a.fault.delay_ms, 25);
 	ck_assert_uint_eq(a.fault.types, 1u << QPHS_HS_PROBE);
@@ -50,6 +53,8 @@ static const struct {
 	{"{\"fault\": {\"name\": \"close\", \"types\": [\"probe\", null]}}", "--config: \"types[1]\" must be a string, not null"},
 	{"{\"fault\": {\"name\": \"close\", \"seed\": -1}}", "--config: \"seed\" must be in 0.."},
 	{"{\"colour\": 1}", "--config: unknown key \"colour\""},
+	{"{\"agent\": {\"sq_psn\": 16777216}}", "--config: \"sq_psn\" must be in 0..16777215"},
+	{"{\"agent\": {\"rq_psn\": -1}}", "--config: \"rq_psn\" must be in 0..16777215"},
 	{"{\"agent\": {}} trailing", "--config: not JSON"},
 	{"[]", "--config: not a JSON object"},
 };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/labwords.h"
 #include "run/agent_msg.h"
 #include "qphs.h"
 #include "unit.h"
@@ -15,25 +16,60 @@ START_TEST(agent_request_lines_are_exact)
 	char *l;
 
 	l = qplab_agent_req_connect(3, "10.77.0.2:12001@rxe0", 5, 15000);
-	ck_assert_str_eq(l, "{\"v\":1,\"id\":3,\"op\":\"connect\",\"peer\":\"10.77.0.2:12001@rxe0\","
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":3,\"op\":\"connect\",\"peer\":\"10.77.0.2:12001@rxe0\","
 			    "\"at_realtime_ns\":5,\"deadline_ms\":15000}\n");
 	free(l);
 	l = qplab_agent_req_connect(4, "[fd00::2]:12001@rxe0", 0, -1);
-	ck_assert_str_eq(l, "{\"v\":1,\"id\":4,\"op\":\"connect\",\"peer\":\"[fd00::2]:12001@rxe0\"}\n");
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":4,\"op\":\"connect\",\"peer\":\"[fd00::2]:12001@rxe0\"}\n");
 	free(l);
 	l = qplab_agent_req_raw_frame(8, "10.77.0.2:12001", frame, sizeof(frame), 2000);
-	ck_assert_str_eq(l, "{\"v\":1,\"id\":8,\"op\":\"raw_frame\",\"address\":\"10.77.0.2:12001\","
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":8,\"op\":\"raw_frame\",\"address\":\"10.77.0.2:12001\","
 			    "\"hex\":\"000aff\",\"deadline_ms\":2000}\n");
 	free(l);
 	l = qplab_agent_req_report(9);
-	ck_assert_str_eq(l, "{\"v\":1,\"id\":9,\"op\":\"report\"}\n");
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":9,\"op\":\"report\"}\n");
 	free(l);
 	l = qplab_agent_req_exit(10);
-	ck_assert_str_eq(l, "{\"v\":1,\"id\":10,\"op\":\"exit\"}\n");
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":10,\"op\":\"exit\"}\n");
 	free(l);
-	l = qplab_agent_req_datapath(11, "p", 4096, 10000, false);
-	ck_assert_str_eq(l, "{\"v\":1,\"id\":11,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":4096,\"deadline_ms\":10000}\n");
+	l = qplab_agent_req_datapath(11, "p", 4096, 10000, false, 0, 0, 0);
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":11,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":4096,\"deadline_ms\":10000}\n");
 	free(l);
+	l = qplab_agent_req_datapath(12, "p", 8, 100, false, QPHS_RKEY_STALE, 0, 0);
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":12,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":8,\"deadline_ms\":100,\"rkey\":\"stale\"}\n");
+	free(l);
+	l = qplab_agent_req_datapath(13, "p", 8, 100, false, 0, QPHS_DATA_SEND, 0);
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":13,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":8,\"deadline_ms\":100,\"verb\":\"send\"}\n");
+	free(l);
+	l = qplab_agent_req_region(14, QPHS_ACCESS_LOCAL_WRITE | QPHS_ACCESS_REMOTE_READ);
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":14,\"op\":\"region\",\"access\":[\"local_write\",\"remote_read\"]}\n");
+	free(l);
+	l = qplab_agent_req_datapath(16, "p", 8, 100, false, 0, QPHS_DATA_WRITE, 10);
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":16,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":8,\"deadline_ms\":100,\"verb\":\"write\",\"seed\":5}\n");
+	free(l);
+	l = qplab_agent_req_verify(17, 8, 10);
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":17,\"op\":\"verify\",\"bytes\":8,\"seed\":5}\n");
+	free(l);
+	l = qplab_agent_req_region(15, 0);
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":15,\"op\":\"region\",\"access\":[]}\n");
+	free(l);
+}
+END_TEST
+
+START_TEST(lab_words_index_and_spell_access_bits)
+{
+	char buf[64];
+
+	ck_assert_int_eq(qplab_word_index(qplab_rkey_words, "descriptor"), QPHS_RKEY_DESCRIPTOR);
+	ck_assert_int_eq(qplab_word_index(qplab_rkey_words, "stale"), QPHS_RKEY_STALE);
+	ck_assert_int_eq(qplab_word_index(qplab_rkey_words, "Stale"), -1);
+	ck_assert_int_eq(qplab_word_index(qplab_verb_words, "send"), QPHS_DATA_SEND);
+	ck_assert_int_eq(qplab_word_index(qplab_verb_words, NULL), -1);
+	ck_assert_int_eq(qplab_word_index(qplab_access_words, "remote_read"), 2);
+	ck_assert_str_eq(qplab_access_text(QPHS_ACCESS_LOCAL_WRITE | QPHS_ACCESS_REMOTE_WRITE, buf,
+					   sizeof(buf)), "local_write,remote_write");
+	ck_assert_str_eq(qplab_access_text(0, buf, sizeof(buf)), "none");
+	ck_assert_str_eq(qplab_access_text(7, buf, 12), "local_write");
 }
 END_TEST
 
@@ -81,22 +117,22 @@ static const struct {
 	int rc;
 	int type;
 } lines[] = {
-	{"{\"v\":1,\"type\":\"ready\",\"host\":\"a\"}", 0, QPLAB_AGENT_READY},
-	{"{\"v\":1,\"type\":\"fatal\",\"code\":\"ERR_CONFIG_RANGE\",\"error\":\"MC_MTU=1000\"}", 0, QPLAB_AGENT_FATAL},
-	{"{\"v\":1,\"type\":\"reply\",\"id\":2,\"op\":\"exit\",\"ok\":true,\"code\":\"OK\",\"error\":\"\"}", 0, QPLAB_AGENT_REPLY},
-	{"{\"v\":2,\"type\":\"ready\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":2,\"type\":\"ready\",\"host\":\"a\"}", 0, QPLAB_AGENT_READY},
+	{"{\"v\":2,\"type\":\"fatal\",\"code\":\"ERR_CONFIG_RANGE\",\"error\":\"MC_MTU=1000\"}", 0, QPLAB_AGENT_FATAL},
+	{"{\"v\":2,\"type\":\"reply\",\"id\":2,\"op\":\"exit\",\"ok\":true,\"code\":\"OK\",\"error\":\"\"}", 0, QPLAB_AGENT_REPLY},
+	{"{\"v\":1,\"type\":\"ready\"}", QPHS_ERR_INVALID_ARGUMENT, 0}, /* version 1: before region */
 	{"{\"type\":\"ready\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
-	{"{\"v\":1,\"type\":\"hello\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
-	{"{\"v\":1,\"type\":\"reply\",\"id\":2,\"ok\":\"yes\",\"code\":\"OK\",\"error\":\"\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
-	{"{\"v\":1,\"type\":\"reply\",\"id\":2,\"ok\":true,\"error\":\"\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":2,\"type\":\"hello\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":2,\"type\":\"reply\",\"id\":2,\"ok\":\"yes\",\"code\":\"OK\",\"error\":\"\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":2,\"type\":\"reply\",\"id\":2,\"ok\":true,\"error\":\"\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
 	{"[1]", QPHS_ERR_MALFORMED_JSON, 0},
-	{"{\"v\":1,", QPHS_ERR_MALFORMED_JSON, 0},
-	{"{\"v\":1,\"type\":\"ready\"} trailing", QPHS_ERR_MALFORMED_JSON, 0},
-	{"{\"v\":1,\"type\":null}", QPHS_ERR_INVALID_ARGUMENT, 0}, /* once a crash (strcmp) */
-	{"{\"v\":1,\"type\":7}", QPHS_ERR_INVALID_ARGUMENT, 0},
-	{"{\"v\":1.0,\"type\":\"ready\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
-	{"{\"v\":1,\"type\":\"fatal\",\"code\":null,\"error\":\"\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
-	{"{\"v\":1,\"type\":\"reply\",\"id\":\"2\",\"ok\":true,\"code\":\"OK\",\"error\":\"\"}",
+	{"{\"v\":2,", QPHS_ERR_MALFORMED_JSON, 0},
+	{"{\"v\":2,\"type\":\"ready\"} trailing", QPHS_ERR_MALFORMED_JSON, 0},
+	{"{\"v\":2,\"type\":null}", QPHS_ERR_INVALID_ARGUMENT, 0}, /* once a crash (strcmp) */
+	{"{\"v\":2,\"type\":7}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":2.0,\"type\":\"ready\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":2,\"type\":\"fatal\",\"code\":null,\"error\":\"\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":2,\"type\":\"reply\",\"id\":\"2\",\"ok\":true,\"code\":\"OK\",\"error\":\"\"}",
 	 QPHS_ERR_INVALID_ARGUMENT, 0},
 };
 
@@ -158,6 +194,22 @@ static void facts_of_doc(const char *needle, const char *peer, struct qplab_fact
 	qplab_agent_msg_free(&m);
 	free(text);
 }
+
+START_TEST(agent_doc_send_and_region_examples_map_to_facts)
+{
+	struct qplab_facts f;
+
+	facts_of_doc("\"verb\": \"send\", \"rkey\": null", "10.77.0.2:12001@rxe0", &f);
+	ck_assert_str_eq(f.datapath, "failed");
+	ck_assert_str_eq(f.wc_status, "IBV_WC_RNR_RETRY_EXC_ERR");
+	ck_assert_str_eq(f.code, "ERR_COMPLETION");
+	facts_of_doc("\"op\": \"region\", \"ok\": true", NULL, &f);
+	ck_assert_str_eq(f.code, "OK");
+	facts_of_doc("\"op\": \"verify\", \"ok\": true", NULL, &f);
+	ck_assert_str_eq(f.code, "ERR_DATA_MISMATCH");
+	ck_assert_ptr_nonnull(strstr(f.error_text, "first at offset 0"));
+}
+END_TEST
 
 START_TEST(agent_doc_report_example_maps_to_facts)
 {
@@ -221,7 +273,7 @@ START_TEST(agent_report_events_are_decoded_strictly)
 		} else {
 			snprintf(evs, sizeof(evs), "%s", cases[i].events);
 		}
-		snprintf(line, sizeof(line), "{\"v\":1,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,"
+		snprintf(line, sizeof(line), "{\"v\":2,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,"
 			 "\"code\":\"OK\",\"error\":\"\",\"endpoints\":[{\"peer\":\"y@r\",\"status\":\"CONNECTED\","
 			 "\"events\":%s}],\"device_qps\":[]}", evs);
 		ck_assert_int_eq(qplab_agent_parse_line(line, strlen(line), &m, err, sizeof(err)), 0);
@@ -267,10 +319,10 @@ END_TEST
 
 START_TEST(agent_report_picks_the_peers_endpoint_and_rejects_wrong_types)
 {
-	const char *two = "{\"v\":1,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
+	const char *two = "{\"v\":2,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
 			  "\"gid_index\":5,\"endpoints\":[{\"peer\":\"x@r\",\"status\":\"DESTROYING\"},{\"peer\":\"y@r\",\"status\":\"CONNECTED\"}],"
 			  "\"device_qps\":[]}";
-	const char *wrong = "{\"v\":1,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
+	const char *wrong = "{\"v\":2,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
 			    "\"endpoints\":5}";
 	struct qplab_agent_msg m;
 	struct qplab_facts f;
@@ -299,8 +351,8 @@ END_TEST
 
 START_TEST(agent_probe_and_raw_frame_replies_map_to_facts)
 {
-	const char *probe = "{\"v\":1,\"type\":\"reply\",\"id\":1,\"op\":\"probe\",\"ok\":true,\"code\":\"OK\",\"error\":\"\",\"alive\":false}";
-	const char *raw = "{\"v\":1,\"type\":\"reply\",\"id\":2,\"op\":\"raw_frame\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
+	const char *probe = "{\"v\":2,\"type\":\"reply\",\"id\":1,\"op\":\"probe\",\"ok\":true,\"code\":\"OK\",\"error\":\"\",\"alive\":false}";
+	const char *raw = "{\"v\":2,\"type\":\"reply\",\"id\":2,\"op\":\"raw_frame\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
 			  "\"frame_outcome\":\"closed\",\"waited_ms\":3}";
 	struct qplab_agent_msg m;
 	struct qplab_facts f;
@@ -346,10 +398,10 @@ START_TEST(agent_raw_frame_kind_lines_are_exact)
 {
 	char *l = qplab_agent_req_raw_frame_kind(4, NULL, "zero-length", NULL, 2000);
 
-	ck_assert_str_eq(l, "{\"v\":1,\"id\":4,\"op\":\"raw_frame\",\"kind\":\"zero-length\",\"deadline_ms\":2000}\n");
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":4,\"op\":\"raw_frame\",\"kind\":\"zero-length\",\"deadline_ms\":2000}\n");
 	free(l);
 	l = qplab_agent_req_raw_frame_kind(5, NULL, "stale_ack", "10.77.0.2:12001@rxe0", -1);
-	ck_assert_str_eq(l, "{\"v\":1,\"id\":5,\"op\":\"raw_frame\",\"kind\":\"stale_ack\","
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":5,\"op\":\"raw_frame\",\"kind\":\"stale_ack\","
 			    "\"peer\":\"10.77.0.2:12001@rxe0\"}\n");
 	free(l);
 }
@@ -362,10 +414,12 @@ Suite *suite_agent_msg(void)
 
 	tcase_add_test(tc, agent_request_lines_are_exact);
 	tcase_add_test(tc, agent_config_carries_only_what_the_scenario_set);
+	tcase_add_test(tc, lab_words_index_and_spell_access_bits);
 	tcase_add_loop_test(tc, agent_lines_are_decoded_strictly, 0, sizeof(lines) / sizeof(lines[0]));
 	tc = unit_tcase(s, "facts", 10);
 	tcase_add_test(tc, agent_doc_report_example_maps_to_facts);
 	tcase_add_test(tc, agent_report_events_are_decoded_strictly);
+	tcase_add_test(tc, agent_doc_send_and_region_examples_map_to_facts);
 	tcase_add_test(tc, agent_doc_connect_and_datapath_examples_map_to_facts);
 	tcase_add_test(tc, agent_report_picks_the_peers_endpoint_and_rejects_wrong_types);
 	tcase_add_test(tc, agent_probe_and_raw_frame_replies_map_to_facts);

@@ -84,7 +84,42 @@ static const struct {
 	{"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"bytes\": 65536 },", QPLAB_STEP_DATAPATH},
 	{"{ \"do\": \"wait\", \"host\": \"a\", \"until\": { \"endpoint\": \"DESTROYING\" }, \"deadline_ms\": 3000 },", QPLAB_STEP_WAIT},
 	{"{ \"do\": \"snapshot\", \"name\": \"mid\" },", QPLAB_STEP_SNAPSHOT},
+	{"{ \"do\": \"region\", \"host\": \"b\", \"access\": [\"remote_read\"] },", QPLAB_STEP_REGION},
+	{"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"rkey\": \"stale\" },", QPLAB_STEP_DATAPATH},
+	{"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"send\" },", QPLAB_STEP_DATAPATH},
+	{"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"write\" },", QPLAB_STEP_DATAPATH},
 };
+
+START_TEST(scenario_parses_region_and_datapath_words)
+{
+	struct qplab_plan *plan;
+	struct qplab_errors errs = {0};
+	int rc = parse(fill("", "{ \"do\": \"region\", \"host\": \"b\", \"access\": "
+				"[\"remote_read\", \"local_write\"] }, { \"do\": \"datapath\", "
+				"\"from\": \"a\", \"to\": \"b\", \"rkey\": \"bad\" }, "
+				"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", "
+				"\"verb\": \"send\" },", ""), &plan, &errs);
+
+	ck_assert_msg(rc == 0, "%s", errs.n ? errs.msgs[0] : "?");
+	ck_assert_int_eq(plan->steps[0].access, QPHS_ACCESS_REMOTE_READ | QPHS_ACCESS_LOCAL_WRITE);
+	ck_assert_int_eq(plan->steps[0].host, 1);
+	ck_assert_int_eq(plan->steps[1].rkey_mode, QPHS_RKEY_BAD);
+	ck_assert_int_eq(plan->steps[1].verb, QPHS_DATA_CHECK);
+	ck_assert_int_eq(plan->steps[2].rkey_mode, QPHS_RKEY_DESCRIPTOR);
+	ck_assert_int_eq(plan->steps[2].verb, QPHS_DATA_SEND);
+	qplab_plan_free(plan);
+	qplab_errors_free(&errs);
+	rc = parse(fill("", "{ \"do\": \"datapath\", \"name\": \"w\", \"from\": \"a\", \"to\": "
+			"\"b\", \"verb\": \"write\", \"bytes\": 512 }, { \"do\": \"verify\", "
+			"\"host\": \"b\", \"of\": \"w\" },", ""), &plan, &errs);
+	ck_assert_msg(rc == 0, "%s", errs.n ? errs.msgs[0] : "?");
+	ck_assert_int_eq(plan->steps[1].kind, QPLAB_STEP_VERIFY);
+	ck_assert_int_eq(plan->steps[1].of, 0);
+	ck_assert_int_eq(plan->steps[0].verb, QPHS_DATA_WRITE);
+	qplab_plan_free(plan);
+	qplab_errors_free(&errs);
+}
+END_TEST
 
 START_TEST(scenario_parses_every_step_kind)
 {
@@ -190,6 +225,18 @@ static const struct {
 	const char *ph;        /* the placeholder whose line the error names */
 	const char *says;      /* a part of the message */
 } reject[] = {
+	{NULL, "{ \"do\": \"verify\", \"host\": \"b\", \"of\": \"c1\" },", NULL, "@S@", "is not an earlier datapath step with \"verb\": \"write\""},
+	{NULL, "{ \"do\": \"datapath\", \"name\": \"w\", \"from\": \"a\", \"to\": \"c\", \"verb\": \"write\" }, { \"do\": \"verify\", \"host\": \"b\", \"of\": \"w\" },", NULL, "@S@", "wrote to another host"},
+	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"write\", \"read_only\": true },", NULL, "@S@", "is not \"read_only\""},
+	{NULL, "{ \"do\": \"verify\", \"host\": \"b\" },", NULL, "@S@", "of"},
+	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"rkey\": \"old\" },", NULL, "@S@", "\"rkey\" is one of descriptor, bad, stale, not \"old\""},
+	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"recv\" },", NULL, "@S@", "\"verb\" is one of check, write, send"},
+	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"send\", \"rkey\": \"bad\" },", NULL, "@S@", "a \"send\" datapath takes no"},
+	{NULL, "{ \"do\": \"region\", \"host\": \"b\", \"access\": [\"remote_read\", \"remote_read\"] },", NULL, "@S@", "names \"remote_read\" twice"},
+	{NULL, "{ \"do\": \"region\", \"host\": \"b\", \"access\": [\"remote_write\"] },", NULL, "@S@", "\"remote_write\" needs \"local_write\""},
+	{NULL, "{ \"do\": \"region\", \"host\": \"b\", \"access\": [\"remote\"] },", NULL, "@S@", "\"access\"[0] is one of"},
+	{NULL, "{ \"do\": \"region\", \"host\": \"b\", \"access\": [1] },", NULL, "@S@", "\"access\"[0] is one of"},
+	{NULL, "{ \"do\": \"region\", \"host\": \"b\" },", NULL, "@S@", "access"},
 	{NULL, NULL, "{ \"host\": \"a\", \"error_text\": { \"regex\": \"a(b\" } },", "@E@", "bad regex"},
 	{NULL, NULL, "{ \"host\": \"a\", \"code\": \"ERR_NO_SUCH_THING\" },", "@E@", "not an error name"},
 	{NULL, NULL, "{ \"host\": \"a\", \"code\": \"stall\" },", "@E@", "not an error name"},
@@ -565,6 +612,7 @@ Suite *suite_scenario(void)
 	TCase *tc = unit_tcase(s, "kinds", 10);
 
 	tcase_add_loop_test(tc, scenario_parses_every_step_kind, 0, sizeof(step_ok) / sizeof(step_ok[0]));
+	tcase_add_test(tc, scenario_parses_region_and_datapath_words);
 	tcase_add_test(tc, scenario_step_fields_land_in_the_plan);
 	tcase_add_test(tc, scenario_connect_both_takes_three_hosts);
 	tcase_add_loop_test(tc, scenario_parses_every_expectation_kind, 0,

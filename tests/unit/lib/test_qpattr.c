@@ -191,6 +191,24 @@ START_TEST(qpattr_config_reaches_attributes)
 }
 END_TEST
 
+/* The PSN lab hooks reach RTR's rq_psn and RTS's sq_psn, in 24 bits;
+ * unset they are Mooncake's 0 (the rows above). */
+START_TEST(qpattr_psn_hooks_reach_rtr_and_rts)
+{
+	struct qphs__qp_params q = defaults();
+	struct built b;
+
+	q.sq_psn = 4096;
+	q.rq_psn = 0x1abcdef; /* 25 bits: only the low 24 go out */
+	b = build(RTR, q);
+	ck_assert_uint_eq(b.a.rq_psn, 0xabcdef);
+	ck_assert(b.mask & IBV_QP_RQ_PSN);
+	b = build(RTS, q);
+	ck_assert_uint_eq(b.a.sq_psn, 4096);
+	ck_assert(b.mask & IBV_QP_SQ_PSN);
+}
+END_TEST
+
 /* The clamped depths a setup chooses (setup.c) replace Mooncake's 16. */
 START_TEST(qpattr_rd_atomic_depths_as_given)
 {
@@ -211,6 +229,7 @@ Suite *suite_qpattr(void)
 	tcase_add_loop_test(tc, qpattr_defaults_follow_spec_5, 0, sizeof(rows) / sizeof(rows[0]));
 	tcase_add_test(tc, qpattr_rtr_carries_peer_gid);
 	tcase_add_test(tc, qpattr_config_reaches_attributes);
+	tcase_add_test(tc, qpattr_psn_hooks_reach_rtr_and_rts);
 	tcase_add_test(tc, qpattr_rd_atomic_depths_as_given);
 	return s;
 }
