@@ -84,6 +84,14 @@ static const struct {
 	{"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"bytes\": 65536 },", QPLAB_STEP_DATAPATH},
 	{"{ \"do\": \"wait\", \"host\": \"a\", \"until\": { \"endpoint\": \"DESTROYING\" }, \"deadline_ms\": 3000 },", QPLAB_STEP_WAIT},
 	{"{ \"do\": \"snapshot\", \"name\": \"mid\" },", QPLAB_STEP_SNAPSHOT},
+	{"{ \"do\": \"connect\", \"from\": \"a\", \"to_address\": \"unresolvable\" },", QPLAB_STEP_CONNECT},
+	{"{ \"do\": \"add_address\", \"host\": \"b\" },", QPLAB_STEP_ADD_ADDRESS},
+	{"{ \"do\": \"remove_address\", \"host\": \"b\" },", QPLAB_STEP_REMOVE_ADDRESS},
+	{"{ \"do\": \"restore_address\", \"host\": \"b\" },", QPLAB_STEP_RESTORE_ADDRESS},
+	{"{ \"do\": \"disable_ipv6\", \"host\": \"b\" },", QPLAB_STEP_DISABLE_IPV6},
+	{"{ \"do\": \"firewall_drop\", \"host\": \"b\" },", QPLAB_STEP_FIREWALL_DROP},
+	{"{ \"do\": \"firewall_reject\", \"host\": \"b\" },", QPLAB_STEP_FIREWALL_REJECT},
+	{"{ \"do\": \"firewall_off\", \"host\": \"b\" },", QPLAB_STEP_FIREWALL_OFF},
 };
 
 START_TEST(scenario_parses_every_step_kind)
