@@ -21,6 +21,8 @@ PACKAGES=(
 	# the lab
 	qemu-system-x86 busybox-static kmod cpio xz-utils rdma-core ibverbs-utils
 	ibverbs-providers rdmacm-utils iproute2 iputils-ping procps perl-base python3-minimal
+	# the firewall steps (netns/topo fault firewall)
+	nftables
 	# bench
 	hyperfine
 	# the browser test (tests/browser: report.html in headless Chromium)

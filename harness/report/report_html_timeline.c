@@ -351,7 +351,9 @@ static bool is_fault(const char *w)
 {
 	static const char *const kinds[] = {"link_down", "link_up", "netem_on", "netem_off", "set_mtu",
 					    "blackhole", "unblackhole", "delete_device", "kill_agent",
-					    "start_agent", "restart_agent"};
+					    "start_agent", "restart_agent", "add_address", "remove_address",
+					    "restore_address", "disable_ipv6", "firewall_drop", "firewall_reject",
+					    "firewall_off"};
 
 	for (size_t i = 0; w && i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(w, kinds[i]))

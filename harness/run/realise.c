@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "realise.h"
+#include "run.h"
 
 int qplab_host_mtu(const struct qplab_plan *p, int host)
 {
@@ -80,6 +81,24 @@ const char *qplab_plan_skip_reason(const struct qplab_plan *p, const char *const
 		if (p->hosts[h].addresses[0] && !has(caps, "rxe_netns")) {
 			snprintf(buf, len, "host %s: addresses \"%s\" needs the netns topology", p->hosts[h].name,
 				 p->hosts[h].addresses);
+			return buf;
+		}
+	}
+	for (size_t i = 0; i < p->nsteps; i++) {
+		enum qplab_step_kind k = p->steps[i].kind;
+
+		/* Shared mode's tables name each host's one IPv4 address, and
+		 * every host's daemon listens in its one namespace. */
+		if ((k == QPLAB_STEP_ADD_ADDRESS || k == QPLAB_STEP_REMOVE_ADDRESS ||
+		     k == QPLAB_STEP_RESTORE_ADDRESS) && !has(caps, "rxe_netns")) {
+			snprintf(buf, len, "line %d: %s needs the netns topology (shared mode routes each pair by the host's one IPv4 address)",
+				 p->steps[i].line, qplab_step_kind_name(k));
+			return buf;
+		}
+		if ((k == QPLAB_STEP_FIREWALL_DROP || k == QPLAB_STEP_FIREWALL_REJECT ||
+		     k == QPLAB_STEP_FIREWALL_OFF) && !has(caps, "rxe_netns")) {
+			snprintf(buf, len, "line %d: %s needs the netns topology (in shared mode every host's daemon listens in one namespace: a host's firewall would be everyone's)",
+				 p->steps[i].line, qplab_step_kind_name(k));
 			return buf;
 		}
 	}
@@ -213,6 +232,30 @@ int qplab_topo_step_args(const struct qplab_plan *p, const struct qplab_step *st
 		argv[n++] = st->kind == QPLAB_STEP_BLACKHOLE ? "blackhole" : "unblackhole";
 		argv[n++] = host;
 		argv[n++] = p->hosts[st->peer].name;
+		break;
+	case QPLAB_STEP_ADD_ADDRESS:
+	case QPLAB_STEP_REMOVE_ADDRESS:
+	case QPLAB_STEP_RESTORE_ADDRESS:
+		argv[n++] = "addr";
+		argv[n++] = host;
+		argv[n++] = st->kind == QPLAB_STEP_ADD_ADDRESS	  ? "add-second"
+			    : st->kind == QPLAB_STEP_REMOVE_ADDRESS ? "remove"
+								    : "restore";
+		break;
+	case QPLAB_STEP_DISABLE_IPV6:
+		argv[n++] = "ipv6";
+		argv[n++] = host;
+		argv[n++] = "off";
+		break;
+	case QPLAB_STEP_FIREWALL_DROP:
+	case QPLAB_STEP_FIREWALL_REJECT:
+	case QPLAB_STEP_FIREWALL_OFF:
+		argv[n++] = "firewall";
+		argv[n++] = host;
+		argv[n++] = st->kind == QPLAB_STEP_FIREWALL_DROP     ? "drop"
+			    : st->kind == QPLAB_STEP_FIREWALL_REJECT ? "reject"
+								     : "off";
+		argv[n++] = RUN_AGENT_PORT_STR;
 		break;
 	default:
 		return 0;

@@ -18,6 +18,10 @@
 #include "scenario/scenario.h"
 
 #define RUN_AGENT_PORT 12001
+#define RUN_AGENT_PORT_STR "12001" /* the same, as topo's word */
+/* connect to_address "unresolvable": a name no resolver knows (.invalid,
+ * RFC 6761), looked up in the connecting host's namespace. */
+#define RUN_UNRESOLVABLE_NAME "qplab-peer.invalid"
 
 /* Set by the runner's signal handler: every wait gives up. */
 extern volatile sig_atomic_t qplab_run_interrupted;

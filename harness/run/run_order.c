@@ -7,11 +7,13 @@
 
 #include "run.h"
 
-/* p deletes a device: its topology cannot be reset for the next plan. */
+/* p deletes a device, an address or a link's IPv6: its topology cannot
+ * be reset for the next plan (run_topo.c, undo_words). */
 static bool breaks_topology(const struct qplab_plan *p)
 {
 	for (size_t i = 0; i < p->nsteps; i++)
-		if (p->steps[i].kind == QPLAB_STEP_DELETE_DEVICE)
+		if (p->steps[i].kind == QPLAB_STEP_DELETE_DEVICE || p->steps[i].kind == QPLAB_STEP_DISABLE_IPV6 ||
+		    p->steps[i].kind == QPLAB_STEP_REMOVE_ADDRESS)
 			return true;
 	return false;
 }

@@ -126,9 +126,11 @@ static int connect_step(struct run_state *s, int si, const struct qplab_step *st
 		snprintf(peer, sizeof(peer), "%.*s%s%s", n, p, st->to_device[0] ? "@" : "", st->to_device);
 	} else {
 		const struct run_host *h = &s->t->hosts[s->hostmap[st->from]];
-		const char *addr = !strcmp(st->to_address, "unowned")      ? s->t->unowned4
-				   : !strcmp(st->to_address, "unroutable") ? s->t->unroutable4
-									   : h->addr4;
+		/* unresolvable: a name in .invalid, which never resolves (RFC 6761). */
+		const char *addr = !strcmp(st->to_address, "unowned")	     ? s->t->unowned4
+				   : !strcmp(st->to_address, "unroutable")   ? s->t->unroutable4
+				   : !strcmp(st->to_address, "unresolvable") ? RUN_UNRESOLVABLE_NAME
+									     : h->addr4;
 		/* closed_port: a lab address whose port 1 nothing listens on. */
 		snprintf(peer, sizeof(peer), "%s:%d@%s", addr,
 			 !strcmp(st->to_address, "closed_port") ? 1 : RUN_AGENT_PORT, h->rxe);

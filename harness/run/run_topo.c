@@ -411,7 +411,8 @@ int run_topo_links(const struct run_topo *t, const struct qplab_plan *p, char *e
 }
 
 /* The words that undo step st (NULL-ended lists into out); returns how
- * many lists, -1 when it cannot be undone (delete_device).  A link_up
+ * many lists, -1 when it cannot be undone (delete_device, remove_address,
+ * disable_ipv6).  A link_up
  * needs none, and a link_down none when a later link_up put the link back
  * (reset runs only after every step succeeded; in shared mode a topo
  * `link up` costs a topo start and the host's routes). */
@@ -435,7 +436,19 @@ static int undo_words(const struct qplab_plan *p, const struct qplab_step *st, c
 		out[0][0] = "unblackhole", out[0][1] = h, out[0][2] = p->hosts[st->peer].name, out[0][3] = NULL;
 		out[1][0] = "clear", out[1][1] = h, out[1][2] = NULL;
 		return 2;
+	case QPLAB_STEP_ADD_ADDRESS:
+		out[0][0] = "addr", out[0][1] = h, out[0][2] = "del-second", out[0][3] = NULL;
+		return 1;
+	case QPLAB_STEP_FIREWALL_DROP: case QPLAB_STEP_FIREWALL_REJECT:
+		out[0][0] = "firewall", out[0][1] = h, out[0][2] = "off", out[0][3] = RUN_AGENT_PORT_STR;
+		out[0][4] = NULL;
+		return 1;
 	case QPLAB_STEP_DELETE_DEVICE:
+	/* Rebuilt: a re-added address gets another GID index while QPs hold
+	 * the old entry (observed on 7.2), and the link's IPv6 addresses do
+	 * not come back with disable_ipv6=0. */
+	case QPLAB_STEP_REMOVE_ADDRESS:
+	case QPLAB_STEP_DISABLE_IPV6:
 		return -1;
 	default:
 		return 0;

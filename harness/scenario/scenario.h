@@ -165,6 +165,13 @@ enum qplab_step_kind {
 	QPLAB_STEP_SNAPSHOT,       /* record every host's report under this name */
 	QPLAB_STEP_REGION,         /* host's check region registered again: access */
 	QPLAB_STEP_VERIFY,         /* host checks what step `of` (a write) left in its region */
+	QPLAB_STEP_ADD_ADDRESS,    /* a second IPv4 address on host's lab link */
+	QPLAB_STEP_REMOVE_ADDRESS, /* host's own IPv4 address removed */
+	QPLAB_STEP_RESTORE_ADDRESS,/* and put back */
+	QPLAB_STEP_DISABLE_IPV6,   /* disable_ipv6=1 on host's lab link */
+	QPLAB_STEP_FIREWALL_DROP,  /* host drops TCP to its handshake port */
+	QPLAB_STEP_FIREWALL_REJECT,/* host answers it with a TCP reset */
+	QPLAB_STEP_FIREWALL_OFF,   /* and stops */
 	QPLAB_STEP_KIND_COUNT
 };
 
@@ -261,7 +268,7 @@ struct qplab_step {
 	int host;                    /* link/netem/mtu/device/agent/wait steps */
 	int from, to;                /* connect, disconnect, datapath, raw_frame (to) */
 	int peer;                    /* blackhole, unblackhole */
-	char to_address[16];         /* connect: "unowned", "unroutable", "closed_port" */
+	char to_address[16];         /* connect: "unowned", "unroutable", "closed_port", "unresolvable" */
 	char to_device[64];          /* connect: ask `to` for this device ("" = its own) */
 	int hosts[QPLAB_MAX_HOSTS];  /* connect_both: 2..QPLAB_MAX_HOSTS distinct hosts */
 	size_t nhosts;               /* connect_both */

@@ -34,6 +34,13 @@ static const struct {
 	[QPLAB_STEP_SNAPSHOT] = {"snapshot", {NULL}},
 	[QPLAB_STEP_REGION] = {"region", {"host", "access"}},
 	[QPLAB_STEP_VERIFY] = {"verify", {"host", "of"}},
+	[QPLAB_STEP_ADD_ADDRESS] = {"add_address", {"host"}},
+	[QPLAB_STEP_REMOVE_ADDRESS] = {"remove_address", {"host"}},
+	[QPLAB_STEP_RESTORE_ADDRESS] = {"restore_address", {"host"}},
+	[QPLAB_STEP_DISABLE_IPV6] = {"disable_ipv6", {"host"}},
+	[QPLAB_STEP_FIREWALL_DROP] = {"firewall_drop", {"host"}},
+	[QPLAB_STEP_FIREWALL_REJECT] = {"firewall_reject", {"host"}},
+	[QPLAB_STEP_FIREWALL_OFF] = {"firewall_off", {"host"}},
 };
 
 const char *qplab_step_kind_name(enum qplab_step_kind kind)
@@ -157,8 +164,10 @@ static void parse_connect(struct sc_ctx *ctx, json_object *o, const char *path,
 			qplab__sc_err(ctx, st->line, "connect takes \"to\" or \"to_address\", not both");
 		if (json_object_object_get_ex(o, "to_device", NULL))
 			qplab__sc_err(ctx, st->line, "to_device goes with \"to\", not \"to_address\"");
-		if (strcmp(addr, "unowned") && strcmp(addr, "unroutable") && strcmp(addr, "closed_port"))
-			qplab__sc_err(ctx, st->line, "to_address is \"unowned\", \"unroutable\" or \"closed_port\"");
+		if (strcmp(addr, "unowned") && strcmp(addr, "unroutable") && strcmp(addr, "closed_port") &&
+		    strcmp(addr, "unresolvable"))
+			qplab__sc_err(ctx, st->line,
+				      "to_address is \"unowned\", \"unroutable\", \"closed_port\" or \"unresolvable\"");
 		else
 			snprintf(st->to_address, sizeof(st->to_address), "%s", addr);
 		return;

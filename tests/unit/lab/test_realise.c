@@ -59,6 +59,13 @@ static const struct {
 	{"{ \"do\": \"delete_device\", \"host\": \"b\" }", "del-rxe b"},
 	{"{ \"do\": \"blackhole\", \"host\": \"a\", \"peer\": \"b\" }", "blackhole a b"},
 	{"{ \"do\": \"unblackhole\", \"host\": \"a\", \"peer\": \"b\" }", "unblackhole a b"},
+	{"{ \"do\": \"add_address\", \"host\": \"b\" }", "addr b add-second"},
+	{"{ \"do\": \"remove_address\", \"host\": \"b\" }", "addr b remove"},
+	{"{ \"do\": \"restore_address\", \"host\": \"a\" }", "addr a restore"},
+	{"{ \"do\": \"disable_ipv6\", \"host\": \"b\" }", "ipv6 b off"},
+	{"{ \"do\": \"firewall_drop\", \"host\": \"b\" }", "firewall b drop 12001"},
+	{"{ \"do\": \"firewall_reject\", \"host\": \"b\" }", "firewall b reject 12001"},
+	{"{ \"do\": \"firewall_off\", \"host\": \"b\" }", "firewall b off 12001"},
 	{"{ \"do\": \"connect\", \"from\": \"a\", \"to\": \"b\" }", ""},
 	{"{ \"do\": \"restart_agent\", \"host\": \"a\" }", ""},
 };
@@ -78,6 +85,7 @@ END_TEST
 
 static const char *const ALL_CAPS[] = {"rxe_netns", "netem", "ipv6", NULL};
 static const char *const NO_NETEM[] = {"rxe_netns", NULL};
+static const char *const NO_NETNS[] = {"netem", "ipv6", NULL};
 
 static const struct {
 	const char *hosts, *links, *step;
@@ -92,6 +100,11 @@ static const struct {
 	{"\"a\": {}, \"b\": {}", "{ \"between\": [\"a\", \"b\"], \"netem\": { \"delay_ms\": 2 } }", "{ \"do\": \"link_up\", \"host\": \"a\" }", NO_NETEM, "no netem here"},
 	{"\"a\": { \"ipv6\": true }, \"b\": {}", "", "{ \"do\": \"link_up\", \"host\": \"a\" }", NO_NETEM, "wants IPv6"},
 	{"\"a\": {}, \"b\": {}", "", "{ \"do\": \"link_up\", \"host\": \"a\" }", NULL, NULL},
+	{"\"a\": {}, \"b\": {}", "", "{ \"do\": \"add_address\", \"host\": \"a\" }", NO_NETNS, "add_address needs the netns topology"},
+	{"\"a\": {}, \"b\": {}", "", "{ \"do\": \"remove_address\", \"host\": \"a\" }", NO_NETNS, "remove_address needs the netns topology"},
+	{"\"a\": {}, \"b\": {}", "", "{ \"do\": \"remove_address\", \"host\": \"a\" }", NO_NETEM, NULL},
+	{"\"a\": {}, \"b\": {}", "", "{ \"do\": \"disable_ipv6\", \"host\": \"a\" }", NO_NETNS, NULL},
+	{"\"a\": {}, \"b\": {}", "", "{ \"do\": \"firewall_reject\", \"host\": \"a\" }", NO_NETNS, "a host's firewall would be everyone's"},
 };
 
 START_TEST(realise_skip_reasons)

@@ -88,6 +88,14 @@ static const struct {
 	{"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"rkey\": \"stale\" },", QPLAB_STEP_DATAPATH},
 	{"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"send\" },", QPLAB_STEP_DATAPATH},
 	{"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"write\" },", QPLAB_STEP_DATAPATH},
+	{"{ \"do\": \"connect\", \"from\": \"a\", \"to_address\": \"unresolvable\" },", QPLAB_STEP_CONNECT},
+	{"{ \"do\": \"add_address\", \"host\": \"b\" },", QPLAB_STEP_ADD_ADDRESS},
+	{"{ \"do\": \"remove_address\", \"host\": \"b\" },", QPLAB_STEP_REMOVE_ADDRESS},
+	{"{ \"do\": \"restore_address\", \"host\": \"b\" },", QPLAB_STEP_RESTORE_ADDRESS},
+	{"{ \"do\": \"disable_ipv6\", \"host\": \"b\" },", QPLAB_STEP_DISABLE_IPV6},
+	{"{ \"do\": \"firewall_drop\", \"host\": \"b\" },", QPLAB_STEP_FIREWALL_DROP},
+	{"{ \"do\": \"firewall_reject\", \"host\": \"b\" },", QPLAB_STEP_FIREWALL_REJECT},
+	{"{ \"do\": \"firewall_off\", \"host\": \"b\" },", QPLAB_STEP_FIREWALL_OFF},
 };
 
 START_TEST(scenario_parses_region_and_datapath_words)
