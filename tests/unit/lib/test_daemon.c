@@ -303,10 +303,21 @@ END_TEST
 
 /* Opens n connections (nonblocking connects, so none waits on another),
  * sends each a probe, then collects every reply. */
+/* All from 127.0.0.1: the per-source limit is raised to let them in
+ * (test_limits.c tests it). */
+static struct qphs_daemon *one_source_daemon(int conns)
+{
+	struct qphs_config cfg;
+
+	hs_test_config(&cfg);
+	cfg.max_conns_per_source = conns;
+	return hs_test_daemon(&cfg, NULL);
+}
+
 START_TEST(daemon_answers_200_clients_at_once)
 {
 	enum { N = 200 };
-	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	struct qphs_daemon *d = one_source_daemon(N);
 	static int fds[N];
 	uint8_t req[32], rep[64];
 	size_t n = hs_test_frame(QPHS_HS_PROBE, "{}\n", req, sizeof(req));
@@ -332,7 +343,7 @@ END_TEST
 START_TEST(daemon_stalled_connections_do_not_delay_a_probe)
 {
 	enum { N = 200 };
-	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	struct qphs_daemon *d = one_source_daemon(N + 1);
 	struct qphs_client_result res;
 	struct qphs_config cfg;
 	static int fds[N];
