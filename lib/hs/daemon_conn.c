@@ -208,6 +208,10 @@ void qphs__conn_complete(struct qphs_daemon *d, struct qphs_request *req)
 {
 	struct conn *c = req->conn;
 
+	/* A large body's copy, and (REQ_PARSED) the parse's garbage, are
+	 * freed about now: the trim must come after them. */
+	qphs__trim_note(d, req->json_len + req->reply_len);
+
 	if (c && req->action == REQ_PARSED) {
 		proceed(d, c, req);
 		return;
