@@ -558,30 +558,6 @@ static void *send_connection(void *arg)
 }
 
 /* Threads of this process named name (/proc/self/task/<tid>/comm). */
-static int threads_named(const char *name)
-{
-	char path[300], comm[32];
-	int n = 0;
-	DIR *dir = opendir("/proc/self/task");
-	struct dirent *e;
-
-	ck_assert_ptr_nonnull(dir);
-	while ((e = readdir(dir))) {
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		if ((f = fopen(path, "r"))) {
-			if (fgets(comm, sizeof(comm), f) && !strcmp(strtok(comm, "\n"), name))
-				n++;
-			fclose(f);
-		}
-	}
-	closedir(dir);
-	return n;
-}
-
 /* top -H, perf and gdb tell the loop thread apart by its name. */
 START_TEST(daemon_loop_thread_is_named_and_gone_after_stop)
 {
@@ -589,11 +565,11 @@ START_TEST(daemon_loop_thread_is_named_and_gone_after_stop)
 	struct qphs_daemon *d;
 
 	hs_test_config(&cfg);
-	ck_assert_int_eq(threads_named("qphs-loop"), 0);
+	ck_assert_int_eq(hs_test_threads_named("qphs-loop"), 0);
 	d = hs_test_serve(&cfg, 0, NULL, NULL);
-	ck_assert_int_eq(threads_named("qphs-loop"), 1);
+	ck_assert_int_eq(hs_test_threads_named("qphs-loop"), 1);
 	ck_assert_int_eq(qphs_daemon_stop(d), 0);
-	ck_assert_int_eq(threads_named("qphs-loop"), 0);
+	ck_assert_int_eq(hs_test_threads_named("qphs-loop"), 0);
 	qphs_daemon_free(d);
 }
 END_TEST

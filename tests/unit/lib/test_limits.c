@@ -4,10 +4,7 @@
  * test sets one limit low and shows it refusing (closed, counted, logged
  * as the last refusal, the source named) while another peer is served.
  * The attacker is 127.0.0.2, the legitimate peer 127.0.0.1. */
-#include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,24 +17,9 @@
 
 #define PROBE_REPLY "\x16\0\0\0\0\0\0\0\x03{\"status\":\"success\"}\n"
 
-/* A blocking connection from src (an address of 127/8) to port. */
 static int connect_from(const char *src, uint16_t port)
 {
-	struct sockaddr_in sa = {.sin_family = AF_INET}, me = {.sin_family = AF_INET};
-	double t = unit_timeout(5);
-	struct timeval tv = {.tv_sec = (time_t)t};
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	ck_assert_int_ge(fd, 0);
-	inet_pton(AF_INET, src, &me.sin_addr);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&me, sizeof(me)), 0);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	sa.sin_port = htons(port);
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	ck_assert_msg(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "connect: %s",
-		      strerror(errno));
-	return fd;
+	return hs_test_connect_from(src, port, 5);
 }
 
 /* Sends len bytes on fd, then reads to EOF: the bytes read, -1 on the
@@ -265,30 +247,6 @@ START_TEST(limits_keys_counted_before_parsing)
 }
 END_TEST
 
-static int threads_named(const char *name)
-{
-	char path[300], comm[32];
-	int n = 0;
-	DIR *dir = opendir("/proc/self/task");
-	struct dirent *e;
-
-	ck_assert_ptr_nonnull(dir);
-	while ((e = readdir(dir))) {
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		if ((f = fopen(path, "r"))) {
-			if (fgets(comm, sizeof(comm), f) && !strcmp(strtok(comm, "\n"), name))
-				n++;
-			fclose(f);
-		}
-	}
-	closedir(dir);
-	return n;
-}
-
 /* The daemon runs a parse worker beside its loop; a large Connection body
  * (above INLINE_PARSE_MAX, so checked by the worker) is answered exactly as
  * a small one, and a large one of the wrong shape gets its reply_msg. */
@@ -303,7 +261,7 @@ START_TEST(limits_large_bodies_are_checked_by_the_parse_worker)
 	ck_assert_ptr_nonnull(body);
 	hs_test_config(&cfg);
 	d = hs_test_daemon(&cfg, NULL);
-	ck_assert_int_eq(threads_named("qphs-parse"), 1);
+	ck_assert_int_eq(hs_test_threads_named("qphs-parse"), 1);
 	/* 6000 bytes: a payload string of 3000 and 3000 bytes of spaces. */
 	snprintf(body, 8192,
 		 "{\"local_nic_path\":\"a:1@x\",\"peer_nic_path\":\"b:2@y\",\"qp_num\":[7,8],"
@@ -321,7 +279,7 @@ START_TEST(limits_large_bodies_are_checked_by_the_parse_worker)
 	free(res.reply);
 	free(body);
 	qphs_daemon_free(d);
-	ck_assert_int_eq(threads_named("qphs-parse"), 0);
+	ck_assert_int_eq(hs_test_threads_named("qphs-parse"), 0);
 }
 END_TEST
 
@@ -343,7 +301,7 @@ START_TEST(limits_memory_is_handed_back_after_large_bodies)
 	nanosleep(&(struct timespec){0, 400000000}, NULL);
 	qphs_daemon_stats(d, &st);
 	ck_assert_uint_eq(st.memory_trims, 0);
-	f = keys_frame(40000, &len); /* about 360 KB */
+	f = keys_frame(30000, &len); /* about 290 KB */
 	ck_assert_int_eq(hs_test_exchange(qphs_daemon_port(d), f, len, 0, rep, sizeof(rep)),
 			 (ssize_t)sizeof(PROBE_REPLY) - 1);
 	free(f);
