@@ -36,6 +36,7 @@ int qphs__conn_accept(struct qphs_daemon *d, int fd, const struct sockaddr *sa)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	struct epoll_event e = {.events = EPOLLIN};
+	char addr[sizeof(((struct source *)0)->addr)];
 
 	if (!c)
 		return QPHS_ERR_MEMORY;
@@ -43,10 +44,7 @@ int qphs__conn_accept(struct qphs_daemon *d, int fd, const struct sockaddr *sa)
 	c->tlist = T_NONE;
 	c->type = -1;
 	qphs__sockaddr_format(sa, c->peer, sizeof(c->peer));
-	if (!qphs__source_may_connect(d, c->peer)) {
-		char addr[sizeof(c->src->addr)];
-		snprintf(addr, sizeof(addr), "%.*s", (int)(strrchr(c->peer, ':') - c->peer),
-			 c->peer);
+	if (!qphs__source_may_connect(d, c->peer, addr, sizeof(addr))) {
 		qphs__limit_refusal(d, QPHS_ERR_LIMIT_SOURCE, addr,
 				    "[Handshake] refusing a connection from %s: %d connections "
 				    "from %s are open already (max_conns_per_source)",

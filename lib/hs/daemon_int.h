@@ -176,8 +176,10 @@ void qphs__daemon_refusal(struct qphs_daemon *d, int code, const char *fmt, ...)
 struct source *qphs__source_get(struct qphs_daemon *d, const char *peer);
 /* Forgets one connection of src (and src with its last). */
 void qphs__source_put(struct qphs_daemon *d, struct source *src);
-/* Whether one more connection from peer's source stays in its limit. */
-bool qphs__source_may_connect(struct qphs_daemon *d, const char *peer);
+/* Whether one more connection from peer's source stays in its limit;
+ * addr (addrlen bytes) gets the source's address. */
+bool qphs__source_may_connect(struct qphs_daemon *d, const char *peer, char *addr,
+			      size_t addrlen);
 /* A refusal by a limit (code ERR_LIMIT_SOURCE or ERR_LIMIT_MEMORY): counted
  * in refused_per_source or refused_budget, kept as the last refusal and
  * the last limited source, logged "[Handshake] ..." at most once a second

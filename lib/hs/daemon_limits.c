@@ -46,12 +46,12 @@ static struct source *find(struct qphs_daemon *d, const char *addr)
 	return NULL;
 }
 
-bool qphs__source_may_connect(struct qphs_daemon *d, const char *peer)
+bool qphs__source_may_connect(struct qphs_daemon *d, const char *peer, char *addr,
+			      size_t addrlen)
 {
-	char addr[sizeof(((struct source *)0)->addr)];
 	struct source *s;
 
-	source_addr(peer, addr, sizeof(addr));
+	source_addr(peer, addr, addrlen);
 	s = find(d, addr);
 	return !s || s->conns < d->cfg.max_conns_per_source;
 }
