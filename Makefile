@@ -67,14 +67,15 @@ QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
 
-.PHONY: all unit check-layers lint-shell compat mooncake-diff wire-test ci-validate browser-test vmtest check sanitize tsan valgrind fuzz fuzz-long bench lab quirks install uninstall clean deps-check help
+.PHONY: hostile all unit check-layers lint-shell compat mooncake-diff wire-test ci-validate browser-test vmtest check sanitize tsan valgrind fuzz fuzz-long bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
 
 help:
 	@echo "make            build $(STATIC_LIB), $(SHARED_LIB), $(QPLAB)"
-	@echo "make check      the test command: unit tests, then the lab self-tests"
+	@echo "make check      the test command: unit tests, the hostile peer, then the lab self-tests"
+	@echo "make hostile    a hostile peer against qplab hs serve on loopback (tests/hostile/run.sh)"
 	@echo "make lab        the scenario catalogue on the best backend"
 	@echo "make unit       Check unit tests only (no RDMA, no root), then check-layers and lint-shell"
 	@echo "make check-layers  the layer rules of README's Layout (tools/check-layers)"
@@ -180,6 +181,11 @@ unit: deps-check all $(BUILD)/tests/unit check-layers lint-shell
 	QPLAB_BUILD=$(BUILD) $(TEST_PREFIX) $(BUILD)/tests/unit
 	tests/docs/readme-catalogue.sh .
 
+# A hostile peer against qplab hs serve on loopback, at a small scale
+# (tests/hostile/run.sh, bench/hs_attack.c --check; about 10 s).
+hostile: deps-check $(QPLAB) $(BUILD)/bench/hs_attack
+	tests/hostile/run.sh $(BUILD)
+
 # The layer rules (README's Layout): tools/check-layers over the tree, and
 # over the fixtures of tests/layers that prove each rule fires.
 $(BUILD)/tools/check-layers: tools/check-layers.c
@@ -194,6 +200,7 @@ lint-shell:
 
 check: deps-check
 	$(MAKE) unit
+	$(MAKE) hostile
 	$(MAKE) compat
 	$(MAKE) wire-test
 	$(MAKE) ci-validate

@@ -135,6 +135,9 @@ static int start(struct agent *a, char *err, size_t errlen)
 		fprintf(stderr, "qplab agent %s: warning: %s\n", a->host, err);
 		err[0] = '\0';
 	}
+	if (!rc && qphs_daemon_tune_malloc() != 0)
+		fprintf(stderr, "qplab agent %s: warning: cannot fix the mmap threshold\n",
+			a->host);
 	if (!rc && (rc = qphs_daemon_start(a->d)) != 0)
 		snprintf(err, errlen, "daemon: %s", qphs_daemon_errstr(a->d));
 	if (rc && !err[0])

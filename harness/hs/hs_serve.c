@@ -6,6 +6,7 @@
 #include <json-c/json_object.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,7 @@ static void serve_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: qplab hs serve --listen HOST:PORT [--reply FILE] [--fault KIND]\n"
-		"                      [--seed N] [--max-connections N] [-v]\n\n"
+		"                      [--seed N] [--max-connections N] [--limit NAME=N]... [-v]\n\n"
 		"A Mooncake-compatible handshake peer without RDMA.  Prints\n"
 		"'listening on ADDR:PORT' first (PORT 0 = a random port in\n"
 		"[MC_MIN_RPC_PORT, MC_MAX_RPC_PORT]), logs one line per request on\n"
@@ -60,7 +61,11 @@ static void serve_usage(FILE *out)
 		"FAULT column of the error table):\n");
 	print_faults(out);
 	fprintf(out, "  %-14s none: success unless MS exceeds the client's timeout\n"
-		     "--seed N seeds garbage's bytes.\n", "delay:MS");
+		     "--seed N seeds garbage's bytes.\n"
+		     "--limit NAME=N sets one of the daemon's limits (docs/hs.md \"Limits\"):\n"
+		     "  max_conns_per_source, max_requests_per_source, memory_budget_kib,\n"
+		     "  max_small_body, max_body_keys.  On stop, one 'hs serve: stats:' line.\n",
+		"delay:MS");
 }
 
 /* The built-in Connection answer: the request's paths swapped, fixed QPs. */
@@ -144,6 +149,41 @@ static void on_request(struct qphs_request *req, void *user)
 	}
 }
 
+/* The limits --limit may set: the config fields of the same names. */
+static const struct {
+	const char *name;
+	size_t offset;
+} limit_fields[] = {
+	{"max_conns_per_source", offsetof(struct qphs_config, max_conns_per_source)},
+	{"max_requests_per_source", offsetof(struct qphs_config, max_requests_per_source)},
+	{"memory_budget_kib", offsetof(struct qphs_config, memory_budget_kib)},
+	{"max_small_body", offsetof(struct qphs_config, max_small_body)},
+	{"max_body_keys", offsetof(struct qphs_config, max_body_keys)},
+};
+
+/* --limit NAME=N into cfg; the range is checked with the whole config. */
+static int parse_limit(const char *arg, struct qphs_config *cfg)
+{
+	const char *eq = strchr(arg, '=');
+	char *end;
+	long v;
+
+	for (size_t i = 0; eq && i < sizeof(limit_fields) / sizeof(limit_fields[0]); i++) {
+		if (strlen(limit_fields[i].name) != (size_t)(eq - arg) ||
+		    strncmp(arg, limit_fields[i].name, (size_t)(eq - arg)))
+			continue;
+		errno = 0;
+		v = strtol(eq + 1, &end, 10);
+		if (!eq[1] || *end || errno || v < 0 || v > 1 << 30)
+			return qplab_usage_error("--limit %s: not a number in 0..%d", arg, 1 << 30);
+		*(int *)((char *)cfg + limit_fields[i].offset) = (int)v;
+		return 0;
+	}
+	return qplab_usage_error("--limit: want NAME=N with NAME one of max_conns_per_source, "
+				 "max_requests_per_source, memory_budget_kib, max_small_body, "
+				 "max_body_keys; got '%s'", arg);
+}
+
 struct serve_args {
 	const char *listen, *reply, *fault;
 	unsigned long long seed;
@@ -159,13 +199,14 @@ static int parse_serve_args(int argc, char **argv, struct serve_args *a)
 		{"fault", required_argument, NULL, 'f'},
 		{"seed", required_argument, NULL, 's'},
 		{"max-connections", required_argument, NULL, 'm'},
+		{"limit", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{"verbose", no_argument, NULL, 'v'},
 		{NULL, 0, NULL, 0},
 	};
-	char *end;
+	char *end, err[256];
 	long v;
-	int c;
+	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
 		switch (c) {
@@ -186,6 +227,10 @@ static int parse_serve_args(int argc, char **argv, struct serve_args *a)
 							 optarg);
 			a->cfg.max_connections = (int)v;
 			break;
+		case 'L':
+			if ((rc = parse_limit(optarg, &a->cfg)) != 0)
+				return rc;
+			break;
 		case 'h': serve_usage(stdout); return -1;
 		default: serve_usage(stderr); return QPLAB_EXIT_USAGE;
 		}
@@ -194,6 +239,8 @@ static int parse_serve_args(int argc, char **argv, struct serve_args *a)
 		return qplab_usage_error("hs serve: unexpected argument '%s'", argv[optind]);
 	if (!a->listen)
 		return qplab_usage_error("hs serve: --listen HOST:PORT is required");
+	if (qphs_config_validate(&a->cfg, err, sizeof(err)) != 0)
+		return qplab_usage_error("hs serve: %s", err);
 	return 0;
 }
 
@@ -214,6 +261,26 @@ static int setup(struct serve_args *a, struct serve *s)
 		json_object_put(obj);
 	}
 	return 0;
+}
+
+/* One line of the daemon's counters, for scripts (tests/hostile). */
+static void print_stats(const struct qphs_daemon *d)
+{
+	struct qphs_daemon_stats st;
+
+	qphs_daemon_stats(d, &st);
+	fprintf(stderr,
+		"hs serve: stats: accepted=%llu replied=%llu timed_out=%llu refused_at_cap=%llu "
+		"refused_per_source=%llu refused_budget=%llu rejected_too_long=%llu "
+		"rejected_body=%llu memory_trims=%llu open=%llu live_bytes=%llu "
+		"limited_source=%s\n",
+		(unsigned long long)st.accepted, (unsigned long long)st.replied,
+		(unsigned long long)st.timed_out, (unsigned long long)st.refused_at_cap,
+		(unsigned long long)st.refused_per_source, (unsigned long long)st.refused_budget,
+		(unsigned long long)st.rejected_frame[-QPHS_ERR_FRAME_TOO_LONG - 1000],
+		(unsigned long long)st.rejected_body, (unsigned long long)st.memory_trims,
+		(unsigned long long)st.open_connections, (unsigned long long)st.live_bytes,
+		st.limited_source[0] ? st.limited_source : "-");
 }
 
 /* Runs the daemon until SIGINT/SIGTERM (blocked here, so the loop thread
@@ -238,6 +305,9 @@ static int run(struct serve_args *a, struct serve *s, const char *host, uint16_t
 		rc = qphs_daemon_listen(d, host, port);
 	if (rc == 0 && qphs_daemon_raise_nofile(&a->cfg, NULL, err, sizeof(err)) != 0)
 		fprintf(stderr, "qplab hs serve: warning: %s\n", err);
+	if (rc == 0 && qphs_daemon_tune_malloc() != 0)
+		fprintf(stderr, "qplab hs serve: warning: cannot fix the mmap threshold: after "
+				"large bodies the RSS may stay high\n");
 	if (rc == 0)
 		rc = qphs_daemon_start(d);
 	if (rc != 0) {
@@ -251,6 +321,7 @@ static int run(struct serve_args *a, struct serve *s, const char *host, uint16_t
 	while (sigwait(&set, &sig) != 0)
 		;
 	fprintf(stderr, "hs serve: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	print_stats(d);
 	qphs_daemon_free(d);
 	return QPLAB_EXIT_OK;
 }

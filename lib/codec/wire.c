@@ -283,6 +283,12 @@ int qphs_decoder_eof(const struct qphs_decoder *d)
 	return qphs_decoder_buffered(d) ? QPHS_ERR_FRAME_TRUNCATED : 0;
 }
 
+uint64_t qphs_decoder_declared(const struct qphs_decoder *d)
+{
+	return d->state == DEC_FIRST || d->state == DEC_BODY || d->state == DEC_DONE ? d->length
+										     : 0;
+}
+
 size_t qphs_decoder_buffered(const struct qphs_decoder *d)
 {
 	switch (d->state) {

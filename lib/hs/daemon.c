@@ -141,6 +141,22 @@ int qphs_daemon_new(const struct qphs_config *cfg, struct qphs_daemon **out)
 		free(d);
 		return QPHS_ERR_MEMORY;
 	}
+	if (pthread_mutex_init(&d->parser.mu, NULL) != 0) {
+		qphs__door_unref(d->door);
+		free(d);
+		return QPHS_ERR_MEMORY;
+	}
+	if (pthread_cond_init(&d->parser.cv, NULL) != 0) {
+		pthread_mutex_destroy(&d->parser.mu);
+		qphs__door_unref(d->door);
+		free(d);
+		return QPHS_ERR_MEMORY;
+	}
+	/* Never below twice max_length: a body of the largest size a peer
+	 * may send always fits when little else is buffered. */
+	d->budget = (uint64_t)d->cfg.memory_budget_kib << 10;
+	if (d->budget < 2 * d->cfg.max_length)
+		d->budget = 2 * d->cfg.max_length;
 	d->tdur[T_REQUEST] = d->cfg.request_timeout_ms;
 	d->tdur[T_WRITE] = d->cfg.write_timeout_ms;
 	d->tdur[T_WAIT] = d->cfg.reply_timeout_ms;
@@ -363,7 +379,7 @@ static void accept_some(struct qphs_daemon *d)
 	for (int i = 0; i < ACCEPT_BURST; i++) {
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
-		int fd = accept4(d->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int rc, fd = accept4(d->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
@@ -380,9 +396,11 @@ static void accept_some(struct qphs_daemon *d)
 			log_refusal(d, "the cap on open connections is reached");
 			continue;
 		}
-		if (qphs__conn_accept(d, fd, (struct sockaddr *)&ss) != 0) {
+		rc = qphs__conn_accept(d, fd, (struct sockaddr *)&ss);
+		if (rc != 0) {
 			close(fd);
-			log_refusal(d, "out of memory");
+			if (rc != QPHS_ERR_LIMIT_SOURCE) /* that one is logged */
+				log_refusal(d, "out of memory");
 		}
 	}
 }
@@ -396,6 +414,8 @@ static int next_timeout(struct qphs_daemon *d)
 			next = d->thead[l]->deadline;
 	if (d->listen_paused_until && d->listen_paused_until < next)
 		next = d->listen_paused_until;
+	if (d->trim_at && d->trim_at < next)
+		next = d->trim_at;
 	if (next == INT64_MAX)
 		return -1;
 	now = qphs__now_ms();
@@ -415,6 +435,7 @@ static void run_timers(struct qphs_daemon *d)
 	}
 	if (d->listen_paused_until && d->listen_paused_until <= now)
 		resume_listener(d);
+	qphs__trim_run(d, now);
 }
 
 static void free_dead(struct qphs_daemon *d)
@@ -497,8 +518,14 @@ int qphs_daemon_start(struct qphs_daemon *d)
 	}
 	d->door->daemon = d;
 	atomic_store(&d->stopping, false);
+	if ((rc = qphs__parser_start(d)) != 0) {
+		rc = set_err(d, QPHS_ERR_THREAD, "cannot start the parse thread: %s", strerror(rc));
+		start_undo(d);
+		return rc;
+	}
 	if ((rc = qphs__thread_start(&d->thread, loop_main, d, "qphs-loop")) != 0) {
 		rc = set_err(d, QPHS_ERR_THREAD, "cannot start the loop thread: %s", strerror(rc));
+		qphs__parser_stop(d);
 		start_undo(d);
 		return rc;
 	}
@@ -517,6 +544,7 @@ int qphs_daemon_stop(struct qphs_daemon *d)
 	if (write(d->door->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		QPHS_ERR("[Handshake] waking the loop: %s", strerror(errno));
 	pthread_join(d->thread, NULL);
+	qphs__parser_stop(d);
 	pthread_mutex_lock(&d->door->mu);
 	d->door->stopped = true;
 	d->door->loop_running = false;
@@ -524,12 +552,14 @@ int qphs_daemon_stop(struct qphs_daemon *d)
 	req = d->door->head;
 	d->door->head = d->door->tail = NULL;
 	pthread_mutex_unlock(&d->door->mu);
+	/* Connections first: closing one unlinks the request it waits for,
+	 * which may still sit in the queue taken above. */
+	while (d->conns)
+		qphs__conn_close(d, d->conns);
 	for (; req; req = next) {
 		next = req->next;
 		qphs__request_free(req);
 	}
-	while (d->conns)
-		qphs__conn_close(d, d->conns);
 	free_dead(d);
 	close(d->lfd);
 	d->lfd = -1;
@@ -555,6 +585,8 @@ void qphs_daemon_free(struct qphs_daemon *d)
 	d->door->efd = -1;
 	pthread_mutex_unlock(&d->door->mu);
 	qphs__door_unref(d->door);
+	pthread_cond_destroy(&d->parser.cv);
+	pthread_mutex_destroy(&d->parser.mu);
 	free(d);
 }
 
@@ -602,4 +634,10 @@ void qphs_daemon_stats(const struct qphs_daemon *d, struct qphs_daemon_stats *ou
 	out->open_connections = atomic_load(&d->n_open);
 	out->live_bytes = (uint64_t)atomic_load(&d->door->live_bytes);
 	out->loop_wakeups = atomic_load(&d->n_wakeups);
+	out->refused_per_source = atomic_load(&d->n_refused_source);
+	out->refused_budget = atomic_load(&d->n_refused_budget);
+	out->memory_trims = atomic_load(&d->n_trims);
+	pthread_mutex_lock(&d->door->mu);
+	memcpy(out->limited_source, d->limited_source, sizeof(out->limited_source));
+	pthread_mutex_unlock(&d->door->mu);
 }

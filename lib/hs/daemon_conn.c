@@ -36,6 +36,7 @@ int qphs__conn_accept(struct qphs_daemon *d, int fd, const struct sockaddr *sa)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	struct epoll_event e = {.events = EPOLLIN};
+	char addr[sizeof(((struct source *)0)->addr)];
 
 	if (!c)
 		return QPHS_ERR_MEMORY;
@@ -43,9 +44,19 @@ int qphs__conn_accept(struct qphs_daemon *d, int fd, const struct sockaddr *sa)
 	c->tlist = T_NONE;
 	c->type = -1;
 	qphs__sockaddr_format(sa, c->peer, sizeof(c->peer));
+	if (!qphs__source_may_connect(d, c->peer, addr, sizeof(addr))) {
+		qphs__limit_refusal(d, QPHS_ERR_LIMIT_SOURCE, addr,
+				    "[Handshake] refusing a connection from %s: %d connections "
+				    "from %s are open already (max_conns_per_source)",
+				    c->peer, d->cfg.max_conns_per_source, addr);
+		free(c);
+		return QPHS_ERR_LIMIT_SOURCE;
+	}
 	c->dec = qphs_decoder_new(d->cfg.max_length);
+	c->src = c->dec ? qphs__source_get(d, c->peer) : NULL;
 	e.data.ptr = c;
-	if (!c->dec || epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
+	if (!c->src || epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
+		qphs__source_put(d, c->src);
 		qphs_decoder_free(c->dec);
 		free(c);
 		return QPHS_ERR_MEMORY;
@@ -64,6 +75,7 @@ int qphs__conn_accept(struct qphs_daemon *d, int fd, const struct sockaddr *sa)
 
 static void drop_decoder(struct qphs_daemon *d, struct conn *c)
 {
+	qphs__trim_note(d, c->dec_acct);
 	qphs_decoder_free(c->dec);
 	c->dec = NULL;
 	qphs__live_add(d, -(int64_t)c->dec_acct);
@@ -79,8 +91,14 @@ void qphs__conn_close(struct qphs_daemon *d, struct conn *c)
 	close(c->fd);
 	c->fd = -1;
 	drop_decoder(d, c);
+	qphs__trim_note(d, c->out_len);
 	free(c->out);
 	qphs__live_add(d, -(int64_t)c->out_len);
+	if (c->inflight)
+		c->src->inflight--;
+	c->inflight = false;
+	qphs__source_put(d, c->src);
+	c->src = NULL;
 	c->out = NULL;
 	c->out_len = 0;
 	if (c->req)
@@ -182,10 +200,20 @@ static void answer(struct qphs_daemon *d, struct conn *c, const char *body, size
 	start_write(d, c);
 }
 
+static void proceed(struct qphs_daemon *d, struct conn *c, struct qphs_request *req);
+
 void qphs__conn_complete(struct qphs_daemon *d, struct qphs_request *req)
 {
 	struct conn *c = req->conn;
 
+	/* A large body's copy, and (REQ_PARSED) the parse's garbage, are
+	 * freed about now: the trim must come after them. */
+	qphs__trim_note(d, req->json_len + req->reply_len);
+
+	if (c && req->action == REQ_PARSED) {
+		proceed(d, c, req);
+		return;
+	}
 	if (c) {
 		c->req = NULL;
 		qphs__timer_disarm(d, c);
@@ -210,33 +238,6 @@ static void answer_connection_error(struct qphs_daemon *d, struct conn *c, const
 	}
 	answer(d, c, body, len);
 	free(body);
-}
-
-/* Checks the body's shape for its type.  Returns 0, or the error code with
- * the text in err.  A Connection body is parsed into *desc. */
-static int check_body(int type, const char *json, size_t len, struct qphs_hs_desc *desc,
-		      char *err, size_t errlen)
-{
-	struct qphs_notify n;
-	struct qphs_segment_desc s;
-	int rc;
-
-	switch (type) {
-	case QPHS_HS_PROBE:
-		return qphs_probe_parse(json, len, err, errlen);
-	case QPHS_HS_NOTIFY:
-		rc = qphs_notify_parse(json, len, &n, err, errlen);
-		if (rc == 0)
-			qphs_notify_clear(&n);
-		return rc;
-	case QPHS_HS_METADATA:
-		rc = qphs_segment_desc_parse(json, len, &s, err, errlen);
-		if (rc == 0)
-			qphs_segment_desc_clear(&s);
-		return rc;
-	default:
-		return qphs_hs_desc_parse(json, len, desc, err, errlen);
-	}
 }
 
 static bool is_frame_error(int rc)
@@ -266,20 +267,18 @@ static void builtin(struct conn *c, struct qphs_request *req)
 	}
 }
 
-static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs_frame *f)
+/* Acts on a checked request: refuse it, answer a Connection body of the
+ * wrong shape with an error reply, or hand it to its handler. */
+static void proceed(struct qphs_daemon *d, struct conn *c, struct qphs_request *req)
 {
-	struct qphs_hs_desc desc;
-	struct qphs_request *req;
 	const struct handler *h;
-	char err[512] = "";
-	int htype = f->type == QPHS_HS_OLD_PROTOCOL ? QPHS_HS_CONNECTION : f->type;
-	int rc;
+	int htype = c->type == QPHS_HS_OLD_PROTOCOL ? QPHS_HS_CONNECTION : c->type;
+	int rc = req->check_rc;
 
-	c->type = f->type;
-	memset(&desc, 0, sizeof(desc));
-	rc = check_body(htype, f->json, f->json_len, &desc, err, sizeof(err));
+	c->req = NULL;
 	if (rc != 0 && (is_frame_error(rc) || htype != QPHS_HS_CONNECTION)) {
-		reject(d, c, rc, err);
+		reject(d, c, rc, req->check_err);
+		qphs__request_free(req);
 		return;
 	}
 	qphs__timer_disarm(d, c);
@@ -287,22 +286,12 @@ static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs_fr
 	if (rc != 0) {
 		atomic_fetch_add(&d->n_rejected_body, 1);
 		qphs__daemon_refusal(d, rc, "[Handshake] rejecting Connection request from %s: %s",
-				     c->peer, err);
-		answer_connection_error(d, c, err);
+				     c->peer, req->check_err);
+		answer_connection_error(d, c, req->check_err);
+		qphs__request_free(req);
 		return;
 	}
-	req = qphs__request_new(d, c, f->type, f->json, f->json_len);
-	if (!req) {
-		if (htype == QPHS_HS_CONNECTION)
-			qphs_hs_desc_clear(&desc);
-		qphs__conn_close(d, c);
-		return;
-	}
-	if (htype == QPHS_HS_CONNECTION) {
-		/* The request owns the parsed body from here on. */
-		req->desc = desc;
-		req->has_desc = true;
-	}
+	req->action = REQ_PENDING;
 	c->req = req;
 	qphs__timer_arm(d, c, T_WAIT);
 	h = &d->handlers[htype];
@@ -316,11 +305,87 @@ static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs_fr
 		set_events(d, c, 0);
 }
 
+/* A whole frame: its request is checked here when small, by the parse
+ * worker when large (daemon_parse.c), then goes on in proceed. */
+static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs_frame *f)
+{
+	struct qphs_request *req;
+
+	c->type = f->type;
+	req = qphs__request_new(d, c, f->type, f->json, f->json_len);
+	if (!req) {
+		qphs__conn_close(d, c);
+		return;
+	}
+	if (f->json_len > INLINE_PARSE_MAX) {
+		c->req = req;
+		c->state = C_PARSE;
+		qphs__timer_arm(d, c, T_WAIT);
+		set_events(d, c, 0);
+		if (qphs__parser_push(d, req))
+			return;
+		c->req = NULL; /* no worker: check it here */
+	}
+	qphs__request_check(&d->cfg, req);
+	proceed(d, c, req);
+}
+
 /* Accounts the decoder's buffered bytes in live_bytes. */
 static void account_decoder(struct qphs_daemon *d, struct conn *c, size_t now)
 {
 	qphs__live_add(d, (int64_t)now - (int64_t)c->dec_acct);
 	c->dec_acct = now;
+}
+
+/* The length bytes are in and first is the type byte: weigh the request
+ * before the decoder allocates its body.  Refuses (and closes) a body above
+ * its type's limit, a source with max_requests_per_source requests in
+ * flight, and a body the memory budget has no room for; otherwise counts
+ * the request in flight and reserves its bytes in live_bytes. */
+static bool weigh(struct qphs_daemon *d, struct conn *c, uint8_t first)
+{
+	uint64_t len = qphs_decoder_declared(c->dec);
+	int type = first <= QPHS_HS_PROBE ? first : QPHS_HS_OLD_PROTOCOL;
+	uint64_t limit = type == QPHS_HS_METADATA ? d->cfg.max_length
+						  : (uint64_t)d->cfg.max_small_body;
+	uint64_t live = (uint64_t)atomic_load(&d->door->live_bytes);
+	char detail[200];
+
+	c->weighed = true;
+	if (first >= 0x80)
+		return true; /* the decoder refuses the type byte */
+	if (len > limit) {
+		snprintf(detail, sizeof(detail),
+			 "a %s frame of %llu bytes, above this daemon's limit of %llu for the type "
+			 "(%s)", qphs_msg_type_name(type), (unsigned long long)len,
+			 (unsigned long long)limit,
+			 type == QPHS_HS_METADATA ? "max_length" : "max_small_body");
+		reject(d, c, QPHS_ERR_FRAME_TOO_LONG, detail);
+		return false;
+	}
+	if (c->src->inflight >= d->cfg.max_requests_per_source) {
+		qphs__limit_refusal(d, QPHS_ERR_LIMIT_SOURCE, c->src->addr,
+				    "[Handshake] closing connection from %s without a reply: %d "
+				    "requests from %s are in flight already "
+				    "(max_requests_per_source)",
+				    c->peer, c->src->inflight, c->src->addr);
+		qphs__conn_close(d, c);
+		return false;
+	}
+	if (live + len + 1 > d->budget) {
+		qphs__limit_refusal(d, QPHS_ERR_LIMIT_MEMORY, c->src->addr,
+				    "[Handshake] closing connection from %s without a reply: a %s "
+				    "body of %llu bytes does not fit the memory budget (%llu of "
+				    "%llu bytes buffered; memory_budget_kib)",
+				    c->peer, qphs_msg_type_name(type), (unsigned long long)len,
+				    (unsigned long long)live, (unsigned long long)d->budget);
+		qphs__conn_close(d, c);
+		return false;
+	}
+	c->inflight = true;
+	c->src->inflight++;
+	account_decoder(d, c, (size_t)len + 1);
+	return true;
 }
 
 static void feed(struct qphs_daemon *d, struct conn *c, const uint8_t *buf, size_t n)
@@ -329,7 +394,16 @@ static void feed(struct qphs_daemon *d, struct conn *c, const uint8_t *buf, size
 	size_t off = 0;
 
 	while (off < n) {
-		ssize_t used = qphs_decoder_feed(c->dec, buf + off, n - off);
+		size_t chunk = n - off;
+		ssize_t used;
+
+		/* Byte by byte up to the end of the length, so the decoder
+		 * stops there and the request is weighed first. */
+		if (!c->weighed && !qphs_decoder_declared(c->dec))
+			chunk = 1;
+		else if (!c->weighed && !weigh(d, c, buf[off]))
+			return;
+		used = qphs_decoder_feed(c->dec, buf + off, chunk);
 		if (used < 0) {
 			reject(d, c, (int)used, NULL);
 			return;
@@ -348,7 +422,8 @@ static void feed(struct qphs_daemon *d, struct conn *c, const uint8_t *buf, size
 		if (used == 0)
 			break;
 	}
-	account_decoder(d, c, qphs_decoder_buffered(c->dec));
+	if (!c->weighed)
+		account_decoder(d, c, qphs_decoder_buffered(c->dec));
 }
 
 static void read_request(struct qphs_daemon *d, struct conn *c)
@@ -403,6 +478,7 @@ void qphs__conn_event(struct qphs_daemon *d, struct conn *c, uint32_t ev)
 		else
 			write_some(d, c);
 		break;
+	case C_PARSE:
 	case C_WAIT:
 	case C_DELAY:
 		/* Interest is empty: only an error or a hang-up lands here.
@@ -435,6 +511,12 @@ void qphs__conn_timeout(struct qphs_daemon *d, struct conn *c)
 		atomic_fetch_add(&d->n_timed_out, 1);
 		QPHS_WARN("[Handshake] closing connection from %s: no answer from the "
 			  "handler within %d ms", c->peer, d->cfg.reply_timeout_ms);
+		qphs__conn_close(d, c);
+		break;
+	case C_PARSE:
+		atomic_fetch_add(&d->n_timed_out, 1);
+		QPHS_WARN("[Handshake] closing connection from %s: body not checked within "
+			  "%d ms", c->peer, d->cfg.reply_timeout_ms);
 		qphs__conn_close(d, c);
 		break;
 	case C_DELAY:

@@ -22,6 +22,7 @@ enum { T_REQUEST, T_WRITE, T_WAIT, T_DELAY, T_COUNT, T_NONE = -1 };
 
 enum conn_state {
 	C_READ,  /* reading the request (deadline T_REQUEST) */
+	C_PARSE, /* the parse worker holds the request (deadline T_WAIT) */
 	C_WAIT,  /* a handler holds the request (deadline T_WAIT) */
 	C_STALL, /* fault stall: held open, input discarded (T_WAIT) */
 	C_DELAY, /* fault delay: reply ready, not yet due (T_DELAY) */
@@ -29,8 +30,21 @@ enum conn_state {
 	C_DEAD,  /* closed, waiting to be freed at the end of the loop turn */
 };
 
+/* One peer address (no port) with connections open: daemon_limits.c.
+ * Lives while conns > 0. */
+struct source {
+	struct source *next;       /* hash bucket */
+	int conns;                 /* open connections from it */
+	int inflight;              /* of them, requests in flight: header seen,
+				    * not yet closed */
+	char addr[72];
+};
+
 struct conn {
 	int fd;
+	struct source *src;
+	bool inflight;             /* counted in src->inflight */
+	bool weighed;              /* header and type byte checked */
 	enum conn_state state;
 	int type;                  /* request type once known */
 	struct qphs_decoder *dec; /* C_READ only */
@@ -61,7 +75,7 @@ struct door {
 	atomic_int_fast64_t live_bytes;
 };
 
-enum req_action { REQ_PENDING, REQ_REPLY, REQ_CLOSE };
+enum req_action { REQ_PENDING, REQ_PARSED, REQ_REPLY, REQ_CLOSE };
 
 struct qphs_request {
 	struct door *door;
@@ -74,6 +88,8 @@ struct qphs_request {
 	size_t reply_len;
 	char peer[80];
 	bool has_desc;             /* Connection / old protocol: desc is set */
+	int check_rc;              /* REQ_PARSED: the body check's result */
+	char check_err[512];       /* and its text */
 	struct qphs_hs_desc desc; /* the body, parsed once by the daemon */
 	size_t json_len;
 	char json[];               /* NUL-terminated copy of the body */
@@ -84,8 +100,31 @@ struct handler {
 	void *user;
 };
 
+#define SRC_BUCKETS 256
+
+/* The parse worker (daemon_parse.c): bodies above INLINE_PARSE_MAX bytes
+ * are checked on its thread, not the loop's. */
+#define INLINE_PARSE_MAX 4096
+struct parser {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct qphs_request *head, *tail; /* waiting to be parsed */
+	bool stop;
+	bool running;
+	pthread_t thread;
+};
+
 struct qphs_daemon {
 	struct qphs_config cfg;
+	struct parser parser;
+	struct source *srcs[SRC_BUCKETS];
+	uint64_t budget;           /* bytes: memory_budget_kib, never below
+				    * twice max_length */
+	int64_t trim_at;           /* 0, or when to return freed memory */
+	struct {                   /* rate limit of the limit lines, per limit */
+		int64_t at;
+		uint64_t skipped;
+	} lim_log[2];              /* 0: per source, 1: the memory budget */
 	struct door *door;
 	struct handler handlers[4];
 	struct qphs_fault fault;
@@ -110,13 +149,15 @@ struct qphs_daemon {
 	char errstr[256];
 	/* Counters: written by the loop thread, read by any thread. */
 	atomic_uint_fast64_t n_accepted, n_replied, n_timed_out, n_refused_cap,
-		n_refused_nofd, n_rejected_body, n_open, n_wakeups;
+		n_refused_nofd, n_rejected_body, n_open, n_wakeups, n_refused_source,
+		n_refused_budget, n_trims;
 	atomic_uint_fast64_t n_rejected_frame[8];
 	/* The last refusal (qphs_daemon_last_refusal): written by the loop
 	 * thread, read by any, both under door->mu. */
 	uint64_t n_refusals;
 	int refusal_code;
 	char refusal_text[QPHS_DAEMON_REFUSAL_TEXT];
+	char limited_source[72];   /* the last source a limit refused */
 };
 
 /* daemon.c */
@@ -128,6 +169,38 @@ void qphs__live_add(struct qphs_daemon *d, int64_t delta);
  * it as the daemon's last refusal.  Loop thread. */
 void qphs__daemon_refusal(struct qphs_daemon *d, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* daemon_limits.c: sources, the memory budget, returning memory. */
+/* The source of peer ("ADDR:PORT"), made on its first connection; counts
+ * the connection.  NULL when out of memory. */
+struct source *qphs__source_get(struct qphs_daemon *d, const char *peer);
+/* Forgets one connection of src (and src with its last). */
+void qphs__source_put(struct qphs_daemon *d, struct source *src);
+/* Whether one more connection from peer's source stays in its limit;
+ * addr (addrlen bytes) gets the source's address. */
+bool qphs__source_may_connect(struct qphs_daemon *d, const char *peer, char *addr,
+			      size_t addrlen);
+/* A refusal by a limit (code ERR_LIMIT_SOURCE or ERR_LIMIT_MEMORY): counted
+ * in refused_per_source or refused_budget, kept as the last refusal and
+ * the last limited source, logged "[Handshake] ..." at most once a second
+ * (with the number of lines skipped).  Loop thread. */
+void qphs__limit_refusal(struct qphs_daemon *d, int code, const char *source,
+			 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Memory of `bytes` was freed: return it to the system once idle. */
+void qphs__trim_note(struct qphs_daemon *d, size_t bytes);
+/* Runs a due trim; the next deadline (INT64_MAX: none). */
+int64_t qphs__trim_run(struct qphs_daemon *d, int64_t now);
+
+/* daemon_parse.c: the parse worker. */
+int qphs__parser_start(struct qphs_daemon *d);
+/* Joins the worker; requests it had not started are freed. */
+void qphs__parser_stop(struct qphs_daemon *d);
+/* Hands req to the worker (false: no worker, check it here). */
+bool qphs__parser_push(struct qphs_daemon *d, struct qphs_request *req);
+/* Checks req's body for its type: size, shape counts, then the parse into
+ * req->desc for Connection.  Sets check_rc and check_err.  Pure; any
+ * thread. */
+void qphs__request_check(const struct qphs_config *cfg, struct qphs_request *req);
 
 /* daemon_conn.c */
 int qphs__conn_accept(struct qphs_daemon *d, int fd,
@@ -143,6 +216,9 @@ void qphs__conn_complete(struct qphs_daemon *d, struct qphs_request *req);
 struct qphs_request *qphs__request_new(struct qphs_daemon *d, struct conn *c,
 				       int type, const char *json, size_t len);
 void qphs__request_free(struct qphs_request *req);
+/* Queues req for the loop and wakes it (frees req when the daemon has
+ * stopped).  Any thread but the loop's. */
+void qphs__door_post(struct qphs_request *req);
 /* Drains the door queue on the loop thread. */
 void qphs__door_drain(struct qphs_daemon *d);
 struct door *qphs__door_new(void);

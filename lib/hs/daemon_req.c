@@ -80,13 +80,29 @@ void qphs__request_free(struct qphs_request *req)
 	qphs__door_unref(door);
 }
 
+/* Appends req to the door's queue and wakes the loop.  door->mu held. */
+static void enqueue(struct door *door, struct qphs_request *req)
+{
+	static const uint64_t one = 1;
+	ssize_t n;
+
+	req->next = NULL;
+	if (door->tail)
+		door->tail->next = req;
+	else
+		door->head = req;
+	door->tail = req;
+	do
+		n = write(door->efd, &one, sizeof(one));
+	while (n < 0 && errno == EINTR);
+	/* EAGAIN means the counter is already non-zero: the loop will wake. */
+}
+
 /* Hands a completed request to the loop.  Returns QPHS_ERR_STOPPED (and
  * frees req) when there is no loop any more. */
 static int door_complete(struct qphs_request *req)
 {
 	struct door *door = req->door;
-	static const uint64_t one = 1;
-	ssize_t n;
 
 	pthread_mutex_lock(&door->mu);
 	if (door->stopped) {
@@ -100,18 +116,23 @@ static int door_complete(struct qphs_request *req)
 		qphs__conn_complete(door->daemon, req);
 		return 0;
 	}
-	req->next = NULL;
-	if (door->tail)
-		door->tail->next = req;
-	else
-		door->head = req;
-	door->tail = req;
-	do
-		n = write(door->efd, &one, sizeof(one));
-	while (n < 0 && errno == EINTR);
-	/* EAGAIN means the counter is already non-zero: the loop will wake. */
+	enqueue(door, req);
 	pthread_mutex_unlock(&door->mu);
 	return 0;
+}
+
+void qphs__door_post(struct qphs_request *req)
+{
+	struct door *door = req->door;
+
+	pthread_mutex_lock(&door->mu);
+	if (door->stopped) {
+		pthread_mutex_unlock(&door->mu);
+		qphs__request_free(req);
+		return;
+	}
+	enqueue(door, req);
+	pthread_mutex_unlock(&door->mu);
 }
 
 int qphs_request_reply(struct qphs_request *req, const char *json, size_t len)

@@ -1,5 +1,6 @@
 /* Loopback helpers for the transport suites (see hs_testutil.h). */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -56,18 +57,50 @@ const char *hs_test_addr(const struct qphs_daemon *d)
 
 int hs_test_connect(uint16_t port, double seconds)
 {
+	return hs_test_connect_from("127.0.0.1", port, seconds);
+}
+
+int hs_test_connect_from(const char *src, uint16_t port, double seconds)
+{
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+	struct sockaddr_in me = {.sin_family = AF_INET};
 	double t = unit_timeout(seconds);
 	struct timeval tv = {.tv_sec = (time_t)t, .tv_usec = (suseconds_t)((t - (time_t)t) * 1e6)};
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	ck_assert_int_ge(fd, 0);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(inet_pton(AF_INET, src, &me.sin_addr), 1);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&me, sizeof(me)), 0);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	ck_assert_msg(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "connect: %s",
 		      strerror(errno));
 	return fd;
+}
+
+int hs_test_threads_named(const char *name)
+{
+	char path[300], comm[32];
+	int n = 0;
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *e;
+
+	ck_assert_ptr_nonnull(dir);
+	while ((e = readdir(dir))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if ((f = fopen(path, "r"))) {
+			if (fgets(comm, sizeof(comm), f) && !strcmp(strtok(comm, "\n"), name))
+				n++;
+			fclose(f);
+		}
+	}
+	closedir(dir);
+	return n;
 }
 
 ssize_t hs_test_exchange(uint16_t port, const void *bytes, size_t len, int shut_wr,

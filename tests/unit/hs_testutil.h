@@ -32,6 +32,13 @@ const char *hs_test_addr(const struct qphs_daemon *d);
  * unit_timeout(seconds). */
 int hs_test_connect(uint16_t port, double seconds);
 
+/* The same from the source address src (any of 127/8: "127.0.0.2"), so a
+ * test can play several peers. */
+int hs_test_connect_from(const char *src, uint16_t port, double seconds);
+
+/* How many threads of this process are named name (/proc/self/task). */
+int hs_test_threads_named(const char *name);
+
 /* Sends bytes (may be 0 bytes), optionally shuts down writing, then reads
  * until EOF or reset into out (cap bytes).  Returns the bytes read, or -1
  * on a receive timeout. */

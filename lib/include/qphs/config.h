@@ -86,6 +86,21 @@ struct qphs_config {
 	int qp_pool_size;           /* RESET QPs each context creates ahead of
 				     * need, off the critical path, 0 (off),
 				     * 0..65535 (lib/rdma/qppool.c) */
+	/* API only, daemon hardening (docs/hs.md "Limits"): one peer cannot deny
+	 * service or exhaust memory.  A source is a peer address (no port). */
+	int max_conns_per_source;   /* open connections per source, 128, 1..1<<20 */
+	int max_requests_per_source;/* requests in flight per source (from
+				     * the header to the close), 16, 1..1<<20 */
+	int memory_budget_kib;      /* bytes buffered for requests across all
+				     * connections, KiB, 65536 (64 MiB),
+				     * 1024..1<<30; never below twice
+				     * max_length */
+	int max_small_body;         /* bytes of a Connection, old-protocol,
+				     * Notify or Probe body, 65536,
+				     * 4096..128 MiB (Metadata: max_length) */
+	int max_body_keys;          /* keys plus array elements of one body,
+				     * counted before parsing, 32768,
+				     * 16..1<<24 */
 };
 
 /* Fills cfg with the defaults above.  cfg: caller-owned, not NULL. */

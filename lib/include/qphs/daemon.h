@@ -88,6 +88,19 @@ QPHS_EXPORT uint16_t qphs_daemon_port(const struct qphs_daemon *d);
 QPHS_EXPORT int qphs_daemon_raise_nofile(const struct qphs_config *cfg, uint64_t *soft,
 					 char *err, size_t errlen);
 
+/* Process-wide, like raise_nofile, so only on the caller's request: fixes
+ * glibc's mmap threshold at 256 KiB (mallopt M_MMAP_THRESHOLD), so that a
+ * large body's buffers are mapped and unmapped on their own, and keeps
+ * one malloc arena (M_ARENA_MAX 1) for the threads started afterwards.
+ * Without it glibc raises the threshold to the largest block freed so far
+ * (the parse of a body of 60k keys frees a 6 MB hash table), and the loop
+ * and parse threads each get an arena of their own whose free top the
+ * daemon's malloc_trim cannot hand back (it trims only the main arena's
+ * top): after an attack several MB stay resident.  Call it before
+ * qphs_daemon_start; qplab hs serve and qplab agent do.  Returns 0, or
+ * QPHS_ERR_NOT_IMPLEMENTED when the C library has no such setting. */
+QPHS_EXPORT int qphs_daemon_tune_malloc(void);
+
 /* Starts the loop thread.  Returns 0; QPHS_ERR_SOCKET when the epoll set or
  * the eventfd cannot be made, QPHS_ERR_THREAD when the thread cannot start
  * (qphs_daemon_errstr names the errno).  A failed start leaves nothing
@@ -145,6 +158,19 @@ struct qphs_daemon_stats {
 				    * ran out of file descriptors */
 	uint64_t loop_wakeups;     /* times the loop thread's epoll_wait
 				    * returned: a loop that spins shows here */
+	/* The limits (docs/hs.md "Limits"); each refusal is also logged with
+	 * "[Handshake]" (at most one line a second) and kept as the last
+	 * refusal (qphs_daemon_last_refusal). */
+	uint64_t refused_per_source; /* closed at once: the source had
+				    * max_conns_per_source connections open or
+				    * max_requests_per_source requests in
+				    * flight */
+	uint64_t refused_budget;   /* closed at once: the body would take the
+				    * bytes buffered above the memory budget */
+	uint64_t memory_trims;     /* times freed memory was handed back to
+				    * the system (malloc_trim) */
+	char limited_source[72];   /* the address (no port) of the last source
+				    * a limit refused; "" when none */
 };
 
 /* The daemon's last refusal: the last request it refused before

@@ -59,6 +59,8 @@
 	X(ERR_BAD_GID, -1026, "", "malformed GID string")                      \
 	X(ERR_BAD_NIC_PATH, -1027, "", "malformed nic path")                   \
 	X(ERR_BAD_ADDRESS, -1028, "", "malformed host:port address")           \
+	X(ERR_BODY_TOO_MANY_KEYS, -1029, "",                                   \
+	  "a body holds more keys and array elements than the daemon allows") \
 	/* Configuration (lib/config). */                                      \
 	X(ERR_CONFIG_SYNTAX, -1040, "", "configuration value is not a number") \
 	X(ERR_CONFIG_RANGE, -1041, "",                                         \
@@ -80,6 +82,10 @@
 	X(ERR_STOPPED, -1071, "", "daemon stopped")                            \
 	X(ERR_PEER_NO_TRANSPORT, -1072, "null-reply",                          \
 	  "peer answered null: no transport handles this request type")      \
+	X(ERR_LIMIT_SOURCE, -1073, "",                                         \
+	  "too many connections or requests in flight from one source")       \
+	X(ERR_LIMIT_MEMORY, -1074, "",                                         \
+	  "the daemon's memory budget for buffered bodies is spent")          \
 	/* RDMA (lib/context, lib/endpoint, lib/verbs). */                     \
 	X(ERR_PORT_NOT_ACTIVE, -1100, "", "RDMA port is not ACTIVE")           \
 	X(ERR_GID_NULL, -1101, "", "GID is NULL")                              \

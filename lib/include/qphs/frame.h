@@ -91,6 +91,13 @@ QPHS_EXPORT int qphs_decoder_eof(const struct qphs_decoder *d);
 /* Bytes already buffered for the current frame (0 between frames). */
 QPHS_EXPORT size_t qphs_decoder_buffered(const struct qphs_decoder *d);
 
+/* The current frame's length once all 8 length bytes are in and checked
+ * (the payload is not allocated before its first byte is fed), 0 before
+ * that, between frames and after an error.  A reader that feeds one byte at
+ * a time until this turns non-zero can weigh the frame (and peek at its
+ * type byte) before the decoder allocates anything. */
+QPHS_EXPORT uint64_t qphs_decoder_declared(const struct qphs_decoder *d);
+
 /* Frames written by hand as hex text (the .hex files of tests/golden, a
  * scenario's raw_frame "hex", the agent's raw_frame request) back to
  * bytes: pairs of hex digits, either case, with spaces, tabs and line ends

@@ -28,6 +28,20 @@ struct json_object;
 QPHS_EXPORT int qphs_json_parse(const char *json, size_t json_len, struct json_object **out,
 				char *err, size_t errlen);
 
+/* What a body holds, counted by one pass over its text without parsing
+ * it (linear, no allocation), so a daemon can refuse a body before the
+ * parse costs it anything: keys (every ':' outside strings), array
+ * elements, and the deepest nesting of objects and arrays.  The text need
+ * not be valid JSON; the counts are then what the bytes would hold if it
+ * were. */
+struct qphs_json_shape {
+	size_t keys;
+	size_t elements;
+	size_t depth;
+};
+QPHS_EXPORT void qphs_json_shape(const char *json, size_t json_len,
+				 struct qphs_json_shape *out);
+
 /* How many of s's n bytes, from the start, are well-formed UTF-8 (RFC 3629:
  * no overlong forms, no surrogates, nothing above U+10FFFF): n when all of
  * them are.  The test qphs_json_parse applies to every string and key. */

@@ -303,10 +303,21 @@ END_TEST
 
 /* Opens n connections (nonblocking connects, so none waits on another),
  * sends each a probe, then collects every reply. */
+/* All from 127.0.0.1: the per-source limit is raised to let them in
+ * (test_limits.c tests it). */
+static struct qphs_daemon *one_source_daemon(int conns)
+{
+	struct qphs_config cfg;
+
+	hs_test_config(&cfg);
+	cfg.max_conns_per_source = conns;
+	return hs_test_daemon(&cfg, NULL);
+}
+
 START_TEST(daemon_answers_200_clients_at_once)
 {
 	enum { N = 200 };
-	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	struct qphs_daemon *d = one_source_daemon(N);
 	static int fds[N];
 	uint8_t req[32], rep[64];
 	size_t n = hs_test_frame(QPHS_HS_PROBE, "{}\n", req, sizeof(req));
@@ -332,7 +343,7 @@ END_TEST
 START_TEST(daemon_stalled_connections_do_not_delay_a_probe)
 {
 	enum { N = 200 };
-	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	struct qphs_daemon *d = one_source_daemon(N + 1);
 	struct qphs_client_result res;
 	struct qphs_config cfg;
 	static int fds[N];
@@ -547,30 +558,6 @@ static void *send_connection(void *arg)
 }
 
 /* Threads of this process named name (/proc/self/task/<tid>/comm). */
-static int threads_named(const char *name)
-{
-	char path[300], comm[32];
-	int n = 0;
-	DIR *dir = opendir("/proc/self/task");
-	struct dirent *e;
-
-	ck_assert_ptr_nonnull(dir);
-	while ((e = readdir(dir))) {
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		if ((f = fopen(path, "r"))) {
-			if (fgets(comm, sizeof(comm), f) && !strcmp(strtok(comm, "\n"), name))
-				n++;
-			fclose(f);
-		}
-	}
-	closedir(dir);
-	return n;
-}
-
 /* top -H, perf and gdb tell the loop thread apart by its name. */
 START_TEST(daemon_loop_thread_is_named_and_gone_after_stop)
 {
@@ -578,11 +565,11 @@ START_TEST(daemon_loop_thread_is_named_and_gone_after_stop)
 	struct qphs_daemon *d;
 
 	hs_test_config(&cfg);
-	ck_assert_int_eq(threads_named("qphs-loop"), 0);
+	ck_assert_int_eq(hs_test_threads_named("qphs-loop"), 0);
 	d = hs_test_serve(&cfg, 0, NULL, NULL);
-	ck_assert_int_eq(threads_named("qphs-loop"), 1);
+	ck_assert_int_eq(hs_test_threads_named("qphs-loop"), 1);
 	ck_assert_int_eq(qphs_daemon_stop(d), 0);
-	ck_assert_int_eq(threads_named("qphs-loop"), 0);
+	ck_assert_int_eq(hs_test_threads_named("qphs-loop"), 0);
 	qphs_daemon_free(d);
 }
 END_TEST
