@@ -29,6 +29,7 @@ struct serve {
 	char *reply;      /* --reply FILE's bytes, or NULL */
 	size_t reply_len;
 	struct qphs_fault fault;
+	int quiet;        /* --quiet: no line per request */
 };
 
 /* Every fault of the error table, with the error it provokes. */
@@ -48,12 +49,12 @@ static void serve_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: qplab hs serve --listen HOST:PORT [--reply FILE] [--fault KIND]\n"
-		"                      [--seed N] [--max-connections N] [-v]\n\n"
+		"                      [--seed N] [--max-connections N] [--quiet] [-v]\n\n"
 		"A Mooncake-compatible handshake peer without RDMA.  Prints\n"
 		"'listening on ADDR:PORT' first (PORT 0 = a random port in\n"
 		"[MC_MIN_RPC_PORT, MC_MAX_RPC_PORT]), logs one line per request on\n"
-		"stderr, and runs until SIGINT or SIGTERM.  Probe and Notify get\n"
-		"Mooncake's answers, Metadata a fixed segment descriptor; Connection gets\n"
+		"stderr (none with --quiet), and runs until SIGINT or SIGTERM.  Probe and\n"
+		"Notify get Mooncake's answers, Metadata a fixed segment descriptor; Connection gets\n"
 		"--reply FILE verbatim or a built-in HandShakeDesc mirroring the\n"
 		"request's nic paths, one QP number (1000, 1001, ...) per requested QP.\n\n"
 		"--fault KIND (and the client error it must produce; the names are the\n"
@@ -126,9 +127,10 @@ static void on_request(struct qphs_request *req, void *user)
 
 	while (shown > 0 && json[shown - 1] == '\n')
 		shown--;
-	fprintf(stderr, "hs serve: %s request from %s, %zu bytes: %.*s%s\n",
-		qphs_msg_type_name(type), qphs_request_peer(req), len, shown, json,
-		len > 200 ? "..." : "");
+	if (!s->quiet)
+		fprintf(stderr, "hs serve: %s request from %s, %zu bytes: %.*s%s\n",
+			qphs_msg_type_name(type), qphs_request_peer(req), len, shown, json,
+			len > 200 ? "..." : "");
 	switch (type) {
 	case QPHS_HS_PROBE:
 		qphs_request_reply(req, probe_reply, sizeof(probe_reply) - 1);
@@ -147,7 +149,7 @@ static void on_request(struct qphs_request *req, void *user)
 struct serve_args {
 	const char *listen, *reply, *fault;
 	unsigned long long seed;
-	int verbose;
+	int verbose, quiet;
 	struct qphs_config cfg;
 };
 
@@ -161,18 +163,20 @@ static int parse_serve_args(int argc, char **argv, struct serve_args *a)
 		{"max-connections", required_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
 		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
 		{NULL, 0, NULL, 0},
 	};
 	char *end;
 	long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hvq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l': a->listen = optarg; break;
 		case 'r': a->reply = optarg; break;
 		case 'f': a->fault = optarg; break;
 		case 'v': a->verbose = 1; break;
+		case 'q': a->quiet = 1; break;
 		case 's':
 			errno = 0;
 			a->seed = strtoull(optarg, &end, 0);
@@ -204,6 +208,7 @@ static int setup(struct serve_args *a, struct serve *s)
 	if (a->fault && qphs_fault_parse(a->fault, &s->fault, err, sizeof(err)) != 0)
 		return qplab_usage_error("--fault: %s", err);
 	s->fault.seed = a->seed;
+	s->quiet = a->quiet;
 	if (a->reply) {
 		struct json_object *obj;
 		if (qplab_read_file(a->reply, QPHS_MAX_LENGTH_MAX, &s->reply, &s->reply_len, err,
