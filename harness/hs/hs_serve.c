@@ -16,6 +16,7 @@
 #include "qphs/frame.h"
 
 #define SERVE_QPN_BASE 1000u /* the built-in reply's QP numbers: 1000, 1001, ... */
+#define LOG_FLUSH_MS 100 /* the longest a request's log line waits in stderr's buffer */
 #define SERVE_GID "00:00:00:00:00:00:00:00:00:00:ff:ff:7f:00:00:01"
 
 static const char probe_reply[] = "{\"status\":\"success\"}\n";
@@ -225,6 +226,7 @@ static int setup(struct serve_args *a, struct serve *s)
  * inherits the mask and sigwait is the only place they land). */
 static int run(struct serve_args *a, struct serve *s, const char *host, uint16_t port)
 {
+	const struct timespec flush_every = {0, LOG_FLUSH_MS * 1000000L};
 	struct qphs_daemon *d = NULL;
 	char err[256];
 	sigset_t set;
@@ -253,8 +255,10 @@ static int run(struct serve_args *a, struct serve *s, const char *host, uint16_t
 	}
 	printf("listening on %s\n", qphs_daemon_address(d));
 	fflush(stdout);
-	while (sigwait(&set, &sig) != 0)
-		;
+	/* stderr is fully buffered (hs_serve_main): the lines of a burst leave
+	 * in one write, not one each, at most LOG_FLUSH_MS late. */
+	while ((sig = sigtimedwait(&set, NULL, &flush_every)) < 0)
+		fflush(stderr);
 	fprintf(stderr, "hs serve: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	qphs_daemon_free(d);
 	return QPLAB_EXIT_OK;
@@ -278,6 +282,10 @@ int hs_serve_main(int argc, char **argv)
 		return qplab_usage_error("--listen: want HOST:PORT, got '%s'", a.listen);
 	qplab_log_to_stderr(a.verbose);
 	rc = setup(&a, &s);
+	/* Before anything is written to stderr by the daemon; run() flushes. */
+	static char logbuf[1 << 16];
+	if (rc == 0)
+		setvbuf(stderr, logbuf, _IOFBF, sizeof(logbuf));
 	if (rc == 0)
 		rc = run(&a, &s, host[0] && strcmp(host, "*") ? host : NULL, port);
 	free(s.reply);
