@@ -100,7 +100,8 @@ static void frame_name(char *line, char *out, size_t outlen)
 		char *slash = strrchr(dso, '/'), *close = strrchr(dso, ')');
 		if (close)
 			*close = '\0';
-		snprintf(out, outlen, "[%s]", slash ? slash + 1 : dso + 1);
+		p = slash ? slash + 1 : dso + 1;
+		snprintf(out, outlen, p[0] == '[' ? "%s" : "[%s]", p);
 	} else {
 		snprintf(out, outlen, "%s%s", p, kernel ? " [k]" : "");
 	}
