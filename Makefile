@@ -326,8 +326,14 @@ $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) -Ilib/include -c $< -o $@.o
 	$(CC) $(REAL_LDFLAGS) -o $@ $@.o $(LIBS_ALL)
+# make bench PROFILE=1: also profiles (linux-perf, cpu-clock) hs serve under
+# load and a cold 64-concurrent burst in the VM, from a frame-pointer build
+# in $(BUILD)/prof; flame graphs (SVG) beside the figures in $(BUILD)/bench.
+PROFILE ?=
 bench: deps-check all $(BENCH_BINS)
-	@if [ -x bench/run.sh ]; then bench/run.sh $(BUILD); else echo "no benchmarks yet"; fi
+	@if [ "$(PROFILE)" = 1 ]; then $(MAKE) --no-print-directory BUILD=$(BUILD)/prof PROFILE= \
+	  CFLAGS='$(CFLAGS) -fno-omit-frame-pointer' all $(BENCH_BINS:$(BUILD)/%=$(BUILD)/prof/%); fi
+	QPLAB_BENCH_PROFILE=$(if $(filter 1,$(PROFILE)),$(BUILD)/prof) bench/run.sh $(BUILD)
 
 # make lab [KERNELS="6.1 6.12 7"] [LAB_ARGS="--tag smoke"]: the catalogue on the
 # best backend (netns here when netns/probe says so, else one VM boot per

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rdma-vm.sh BUILD [--quick] [N...] -- inside the lab VM: the two shared-mode hosts of
+# rdma-vm.sh BUILD [--quick] [--profile PROFBUILD] [N...] -- inside the lab VM: the two shared-mode hosts of
 # netns/topo, our setup figures (bench/rdma_setup.c), then
 # rdma-core's cmtime (rdma_cm) on the same devices in the same boot, and
 # our per-connection time as a ratio to rdma_cm's.  Every step is bounded
@@ -24,6 +24,8 @@ build=${1:-build}
 shift || true
 quick=() # --quick: no QP-count probe, no per-transition figures
 if [ "${1:-}" = --quick ]; then quick=(--quick); shift; fi
+prof= # --profile PROFBUILD: a frame-pointer build to profile a cold burst with
+if [ "${1:-}" = --profile ]; then prof=${2:?--profile needs a build directory}; shift 2; fi
 [ $# -gt 0 ] || set -- 64 256
 cd "$(dirname "$0")/.."
 topo=netns/topo
@@ -133,3 +135,25 @@ for n in "$@"; do
 done
 echo "# target (ours not slower than rdma_cm per connection): met in $met of $((met + missed)) comparisons${missed_list:+; missed:$missed_list}"
 echo "# guest load at the end: $(load)"
+[ -n "$prof" ] || exit 0
+
+# The profile (make bench PROFILE=1): a cold 64-concurrent burst again, from
+# the frame-pointer build, the whole guest sampled (both sides' threads,
+# rxe's softirqs and kworkers, kernel and user) on the cpu-clock event every
+# ms of CPU (TCG has no PMU), only while the burst runs (rdma_setup opens
+# and closes the window through QPLAB_BENCH_PERF_CTL).  Stacks are folded
+# and drawn by bench/flame; the figures of this run are not the bench's.
+ctl=$(mktemp -u /run/qplab-perf-ctl.XXXXXX)
+mkfifo -m 600 "$ctl"
+data=$build/bench/profile-guest.data
+echo "# profile: cold 64-concurrent burst in the guest (perf record -a -g -e cpu-clock)"
+QPLAB_BENCH_PERF_CTL=$ctl QPLAB_BENCH_CONFIGS=cold QPLAB_BENCH_MODES=concurrent \
+	timeout 900 perf record -q -a -g -e cpu-clock -c 1000000 -D -1 --control "fifo:$ctl" \
+	-o "$data" -- "$prof/bench/rdma_setup" --quick 64 >"$build/bench/profile-guest-run.txt" 2>&1 ||
+	echo "# profile: perf record failed: $(tail -3 "$build/bench/profile-guest-run.txt")"
+rm -f "$ctl"
+timeout 600 perf script -i "$data" -F comm,ip,sym,dso 2>/dev/null | "$build/bench/flame" fold >"$build/bench/profile-guest.folded"
+"$build/bench/flame" svg "cold 64-concurrent burst, guest $(uname -r), cpu-clock" \
+	<"$build/bench/profile-guest.folded" >"$build/bench/profile-guest.svg"
+echo "# profile: $build/bench/profile-guest.svg; the costliest functions:"
+"$build/bench/flame" top 20 <"$build/bench/profile-guest.folded"

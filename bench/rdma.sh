@@ -4,7 +4,8 @@
 # when no VM runner is available.  The host's load is printed before and
 # after: under TCG the figures scale with it.  QPLAB_BENCH_ENDPOINTS (the
 # N of the N-endpoint figures, "64 256"), QPLAB_BENCH_QUICK=1 (skip the
-# QP-count probe and the per-transition figures).
+# QP-count probe and the per-transition figures), QPLAB_BENCH_PROFILE=DIR
+# (a frame-pointer build: profile a cold 64-concurrent burst with it).
 set -eu -o pipefail
 build=${1:-build}
 cd "$(dirname "$0")/.."
@@ -17,6 +18,7 @@ echo "# host load before: $(uptime)"
 rc=0
 # shellcheck disable=SC2086 # QPLAB_BENCH_ENDPOINTS is a list of counts
 QPLAB_TIME_MULTIPLIER=${QPLAB_TIME_MULTIPLIER:-4} timeout 3000 "$vm" --timeout 2900 -- \
-	bench/rdma-vm.sh "$build" ${QPLAB_BENCH_QUICK:+--quick} ${QPLAB_BENCH_ENDPOINTS:-64 256} || rc=$?
+	bench/rdma-vm.sh "$build" ${QPLAB_BENCH_QUICK:+--quick} \
+	${QPLAB_BENCH_PROFILE:+--profile "$QPLAB_BENCH_PROFILE"} ${QPLAB_BENCH_ENDPOINTS:-64 256} || rc=$?
 echo "# host load after: $(uptime)"
 exit $rc

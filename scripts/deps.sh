@@ -23,8 +23,9 @@ PACKAGES=(
 	ibverbs-providers rdmacm-utils iproute2 iputils-ping procps perl-base python3-minimal
 	# the firewall steps (netns/topo fault firewall)
 	nftables
-	# bench
-	hyperfine
+	# bench (linux-perf: make bench PROFILE=1, on the host and in the lab VM,
+	# whose root is this machine's, shared read-only over 9p)
+	hyperfine linux-perf
 	# the browser test (tests/browser: report.html in headless Chromium)
 	chromium nodejs
 	# lab-kernels.sh

@@ -17,6 +17,7 @@
 #include "qphs/frame.h"
 
 #define SERVE_QPN_BASE 1000u /* the built-in reply's QP numbers: 1000, 1001, ... */
+#define LOG_FLUSH_MS 100 /* the longest a request's log line waits in stderr's buffer */
 #define SERVE_GID "00:00:00:00:00:00:00:00:00:00:ff:ff:7f:00:00:01"
 
 static const char probe_reply[] = "{\"status\":\"success\"}\n";
@@ -30,6 +31,7 @@ struct serve {
 	char *reply;      /* --reply FILE's bytes, or NULL */
 	size_t reply_len;
 	struct qphs_fault fault;
+	int quiet;        /* --quiet: no line per request */
 };
 
 /* Every fault of the error table, with the error it provokes. */
@@ -49,12 +51,12 @@ static void serve_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: qplab hs serve --listen HOST:PORT [--reply FILE] [--fault KIND]\n"
-		"                      [--seed N] [--max-connections N] [--limit NAME=N]... [-v]\n\n"
+		"                      [--seed N] [--max-connections N] [--limit NAME=N]... [--quiet] [-v]\n\n"
 		"A Mooncake-compatible handshake peer without RDMA.  Prints\n"
 		"'listening on ADDR:PORT' first (PORT 0 = a random port in\n"
 		"[MC_MIN_RPC_PORT, MC_MAX_RPC_PORT]), logs one line per request on\n"
-		"stderr, and runs until SIGINT or SIGTERM.  Probe and Notify get\n"
-		"Mooncake's answers, Metadata a fixed segment descriptor; Connection gets\n"
+		"stderr (none with --quiet), and runs until SIGINT or SIGTERM.  Probe and\n"
+		"Notify get Mooncake's answers, Metadata a fixed segment descriptor; Connection gets\n"
 		"--reply FILE verbatim or a built-in HandShakeDesc mirroring the\n"
 		"request's nic paths, one QP number (1000, 1001, ...) per requested QP.\n\n"
 		"--fault KIND (and the client error it must produce; the names are the\n"
@@ -131,9 +133,10 @@ static void on_request(struct qphs_request *req, void *user)
 
 	while (shown > 0 && json[shown - 1] == '\n')
 		shown--;
-	fprintf(stderr, "hs serve: %s request from %s, %zu bytes: %.*s%s\n",
-		qphs_msg_type_name(type), qphs_request_peer(req), len, shown, json,
-		len > 200 ? "..." : "");
+	if (!s->quiet)
+		fprintf(stderr, "hs serve: %s request from %s, %zu bytes: %.*s%s\n",
+			qphs_msg_type_name(type), qphs_request_peer(req), len, shown, json,
+			len > 200 ? "..." : "");
 	switch (type) {
 	case QPHS_HS_PROBE:
 		qphs_request_reply(req, probe_reply, sizeof(probe_reply) - 1);
@@ -187,7 +190,7 @@ static int parse_limit(const char *arg, struct qphs_config *cfg)
 struct serve_args {
 	const char *listen, *reply, *fault;
 	unsigned long long seed;
-	int verbose;
+	int verbose, quiet;
 	struct qphs_config cfg;
 };
 
@@ -202,18 +205,20 @@ static int parse_serve_args(int argc, char **argv, struct serve_args *a)
 		{"limit", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
 		{NULL, 0, NULL, 0},
 	};
 	char *end, err[256];
 	long v;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hvq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l': a->listen = optarg; break;
 		case 'r': a->reply = optarg; break;
 		case 'f': a->fault = optarg; break;
 		case 'v': a->verbose = 1; break;
+		case 'q': a->quiet = 1; break;
 		case 's':
 			errno = 0;
 			a->seed = strtoull(optarg, &end, 0);
@@ -251,6 +256,7 @@ static int setup(struct serve_args *a, struct serve *s)
 	if (a->fault && qphs_fault_parse(a->fault, &s->fault, err, sizeof(err)) != 0)
 		return qplab_usage_error("--fault: %s", err);
 	s->fault.seed = a->seed;
+	s->quiet = a->quiet;
 	if (a->reply) {
 		struct json_object *obj;
 		if (qplab_read_file(a->reply, QPHS_MAX_LENGTH_MAX, &s->reply, &s->reply_len, err,
@@ -287,6 +293,7 @@ static void print_stats(const struct qphs_daemon *d)
  * inherits the mask and sigwait is the only place they land). */
 static int run(struct serve_args *a, struct serve *s, const char *host, uint16_t port)
 {
+	const struct timespec flush_every = {0, LOG_FLUSH_MS * 1000000L};
 	struct qphs_daemon *d = NULL;
 	char err[256];
 	sigset_t set;
@@ -318,8 +325,10 @@ static int run(struct serve_args *a, struct serve *s, const char *host, uint16_t
 	}
 	printf("listening on %s\n", qphs_daemon_address(d));
 	fflush(stdout);
-	while (sigwait(&set, &sig) != 0)
-		;
+	/* stderr is fully buffered (hs_serve_main): the lines of a burst leave
+	 * in one write, not one each, at most LOG_FLUSH_MS late. */
+	while ((sig = sigtimedwait(&set, NULL, &flush_every)) < 0)
+		fflush(stderr);
 	fprintf(stderr, "hs serve: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	print_stats(d);
 	qphs_daemon_free(d);
@@ -344,6 +353,10 @@ int hs_serve_main(int argc, char **argv)
 		return qplab_usage_error("--listen: want HOST:PORT, got '%s'", a.listen);
 	qplab_log_to_stderr(a.verbose);
 	rc = setup(&a, &s);
+	/* Before anything is written to stderr by the daemon; run() flushes. */
+	static char logbuf[1 << 16];
+	if (rc == 0)
+		setvbuf(stderr, logbuf, _IOFBF, sizeof(logbuf));
 	if (rc == 0)
 		rc = run(&a, &s, host[0] && strcmp(host, "*") ? host : NULL, port);
 	free(s.reply);

@@ -65,7 +65,7 @@ struct conn {
  * valid mutex and the "stopped" flag. */
 struct door {
 	pthread_mutex_t mu;
-	int refs;
+	atomic_int refs;           /* not under mu: taken and dropped per request */
 	bool stopped;
 	bool loop_running;
 	pthread_t loop_thread;

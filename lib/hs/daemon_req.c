@@ -26,7 +26,7 @@ struct door *qphs__door_new(void)
 		free(door);
 		return NULL;
 	}
-	door->refs = 1;
+	atomic_init(&door->refs, 1);
 	door->efd = -1;
 	atomic_init(&door->live_bytes, 0);
 	return door;
@@ -34,12 +34,8 @@ struct door *qphs__door_new(void)
 
 void qphs__door_unref(struct door *door)
 {
-	int left;
-
-	pthread_mutex_lock(&door->mu);
-	left = --door->refs;
-	pthread_mutex_unlock(&door->mu);
-	if (left)
+	/* The last reference: no other thread can reach the door any more. */
+	if (atomic_fetch_sub(&door->refs, 1) != 1)
 		return;
 	pthread_mutex_destroy(&door->mu);
 	free(door);
@@ -60,9 +56,7 @@ struct qphs_request *qphs__request_new(struct qphs_daemon *d, struct conn *c,
 	memcpy(req->json, json, len);
 	req->json[len] = '\0';
 	memcpy(req->peer, c->peer, sizeof(req->peer));
-	pthread_mutex_lock(&d->door->mu);
-	d->door->refs++;
-	pthread_mutex_unlock(&d->door->mu);
+	atomic_fetch_add(&d->door->refs, 1);
 	atomic_fetch_add(&d->door->live_bytes, (int64_t)(sizeof(*req) + len + 1));
 	return req;
 }

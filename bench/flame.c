@@ -1,0 +1,434 @@
+/* flame — stack folding and an SVG flame graph for `make bench PROFILE=1`
+ * (Debian ships no flame-graph tool).
+ *
+ *   flame fold  < SCRIPT > FOLDED    `perf script -F comm,ip,sym,dso` text
+ *                                    in, one "comm;root;...;leaf COUNT" line
+ *                                    per distinct stack out
+ *   flame svg TITLE < FOLDED > SVG   the graph: one box per frame, width =
+ *                                    its share of the samples, callers
+ *                                    below callees; hover shows the count
+ *   flame top N < FOLDED             the N costliest functions, by samples
+ *                                    on CPU in them (self) and under them
+ *                                    (total)
+ *
+ * Samples are counted, not weighted: record with a fixed period (perf
+ * record -c), so every sample stands for the same CPU time.  Kernel
+ * frames carry a " [k]" suffix.  Everything is bounded by the input. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LINE 8192
+#define MAX_DEPTH 256
+
+static void *xalloc(size_t n)
+{
+	void *p = calloc(1, n);
+
+	if (!p) {
+		fprintf(stderr, "flame: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xalloc(n), s, n);
+}
+
+/* ---- fold ---- */
+
+struct stack {
+	char *key;
+	unsigned long n;
+	struct stack *next;
+};
+
+#define BUCKETS 65536
+static struct stack *table[BUCKETS];
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void count_stack(const char *key)
+{
+	struct stack **b = &table[hash(key) % BUCKETS], *s;
+
+	for (s = *b; s; s = s->next)
+		if (!strcmp(s->key, key)) {
+			s->n++;
+			return;
+		}
+	s = xalloc(sizeof(*s));
+	s->key = xstrdup(key);
+	s->n = 1;
+	s->next = *b;
+	*b = s;
+}
+
+/* "   addr sym+0x1f (dso)" -> "sym" (or "[dso]" when perf has no symbol),
+ * " [k]" appended for the kernel.  Semicolons would split the frame. */
+static void frame_name(char *line, char *out, size_t outlen)
+{
+	char *p = line, *dso = strrchr(line, '('), *end, *plus;
+	int kernel = dso && strstr(dso, "kernel");
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	while (*p && *p != ' ') /* the address */
+		p++;
+	while (*p == ' ')
+		p++;
+	end = dso && dso > p ? dso : p + strlen(p);
+	while (end > p && (end[-1] == ' ' || end[-1] == '\n'))
+		end--;
+	*end = '\0';
+	plus = strrchr(p, '+');
+	if (plus && plus[1] == '0' && plus[2] == 'x')
+		*plus = '\0';
+	if (!strcmp(p, "[unknown]") && dso) {
+		char *slash = strrchr(dso, '/'), *close = strrchr(dso, ')');
+		if (close)
+			*close = '\0';
+		p = slash ? slash + 1 : dso + 1;
+		snprintf(out, outlen, p[0] == '[' ? "%s" : "[%s]", p);
+	} else {
+		snprintf(out, outlen, "%s%s", p, kernel ? " [k]" : "");
+	}
+	for (char *c = out; *c; c++)
+		if (*c == ';')
+			*c = ':';
+}
+
+static void flush_sample(char *comm, char frames[][256], int depth)
+{
+	char key[MAX_DEPTH * 64];
+	size_t off;
+
+	if (!comm[0])
+		return;
+	off = (size_t)snprintf(key, sizeof(key), "%s", comm);
+	for (int i = depth - 1; i >= 0 && off < sizeof(key); i--)
+		off += (size_t)snprintf(key + off, sizeof(key) - off, ";%s", frames[i]);
+	count_stack(key);
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	return strcmp((*(struct stack *const *)a)->key, (*(struct stack *const *)b)->key);
+}
+
+static int fold(void)
+{
+	static char frames[MAX_DEPTH][256];
+	char line[MAX_LINE], comm[256] = "";
+	struct stack **all;
+	size_t n = 0, i = 0;
+	int depth = 0;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		if (line[0] == '\n' || line[0] == '#') {
+			flush_sample(comm, frames, depth);
+			comm[0] = '\0';
+			depth = 0;
+		} else if (line[0] != ' ' && line[0] != '\t') {
+			flush_sample(comm, frames, depth);
+			snprintf(comm, sizeof(comm), "%.255s", line);
+			for (char *e = comm + strlen(comm); e > comm && (e[-1] == ' ' || e[-1] == '\n');)
+				*--e = '\0';
+			for (char *c = comm; *c; c++)
+				if (*c == ';' || *c == ' ')
+					*c = '_';
+			depth = 0;
+		} else if (depth < MAX_DEPTH) {
+			frame_name(line, frames[depth], sizeof(frames[depth]));
+			depth++;
+		}
+	}
+	flush_sample(comm, frames, depth);
+	for (size_t b = 0; b < BUCKETS; b++)
+		for (struct stack *s = table[b]; s; s = s->next)
+			n++;
+	all = xalloc((n + 1) * sizeof(*all));
+	for (size_t b = 0; b < BUCKETS; b++)
+		for (struct stack *s = table[b]; s; s = s->next)
+			all[i++] = s;
+	qsort(all, n, sizeof(*all), cmp_stack);
+	for (i = 0; i < n; i++)
+		printf("%s %lu\n", all[i]->key, all[i]->n);
+	return 0;
+}
+
+/* ---- the tree of folded stacks ---- */
+
+struct node {
+	char *name;
+	unsigned long total, self;
+	struct node *kids, *sibling;
+};
+
+static struct node *child(struct node *parent, const char *name)
+{
+	struct node *k;
+
+	for (k = parent->kids; k; k = k->sibling)
+		if (!strcmp(k->name, name))
+			return k;
+	k = xalloc(sizeof(*k));
+	k->name = xstrdup(name);
+	k->sibling = parent->kids;
+	parent->kids = k;
+	return k;
+}
+
+/* Reads FOLDED into root; returns 0 or -1 on a malformed line. */
+static int read_folded(struct node *root)
+{
+	char line[MAX_LINE * 4];
+	unsigned long lineno = 0;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		char *sp = strrchr(line, ' '), *end, *frame, *save = NULL;
+		struct node *n = root;
+		unsigned long c;
+
+		lineno++;
+		if (!sp || (c = strtoul(sp + 1, &end, 10)) == 0 || (*end && *end != '\n')) {
+			fprintf(stderr, "flame: line %lu is not \"stack count\"\n", lineno);
+			return -1;
+		}
+		*sp = '\0';
+		root->total += c;
+		for (frame = strtok_r(line, ";", &save); frame; frame = strtok_r(NULL, ";", &save)) {
+			n = child(n, frame);
+			n->total += c;
+		}
+		n->self += c;
+	}
+	return 0;
+}
+
+static int cmp_node_name(const void *a, const void *b)
+{
+	return strcmp((*(struct node *const *)a)->name, (*(struct node *const *)b)->name);
+}
+
+/* ---- svg ---- */
+
+#define SVG_W 1200.0
+#define ROW 16
+#define PAD 24
+
+static void xml_text(const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", stdout); break;
+		case '>': fputs("&gt;", stdout); break;
+		case '&': fputs("&amp;", stdout); break;
+		case '"': fputs("&quot;", stdout); break;
+		default:
+			if ((unsigned char)*s >= 0x20)
+				putchar(*s);
+		}
+	}
+}
+
+static int max_depth(const struct node *n)
+{
+	int m = 0;
+
+	for (const struct node *k = n->kids; k; k = k->sibling) {
+		int d = 1 + max_depth(k);
+		if (d > m)
+			m = d;
+	}
+	return m;
+}
+
+/* Kernel frames orange, ours (qphs_, qplab) blue, the rest red-yellow;
+ * the shade from the name, so a function keeps its colour. */
+static void colour(const char *name, char *out, size_t len)
+{
+	unsigned v = (unsigned)(hash(name) % 60);
+
+	if (strstr(name, " [k]"))
+		snprintf(out, len, "rgb(230,%u,40)", 110 + v);
+	else if (!strncmp(name, "qphs", 4) || !strncmp(name, "hs_", 3) || !strncmp(name, "qplab", 5))
+		snprintf(out, len, "rgb(%u,%u,230)", 70 + v, 130 + v);
+	else
+		snprintf(out, len, "rgb(225,%u,%u)", 60 + 2 * v, 50 + v / 2);
+}
+
+static void draw(const struct node *n, double x, int depth, int height, unsigned long all)
+{
+	double w = SVG_W * (double)n->total / (double)all, y = PAD + (height - depth - 1) * ROW;
+	struct node **kids;
+	size_t nk = 0, i = 0;
+	char fill[40];
+
+	if (w < 0.3)
+		return;
+	colour(n->name, fill, sizeof(fill));
+	printf("<g><title>");
+	xml_text(n->name);
+	printf(" (%lu samples, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+	       "height=\"%d\" fill=\"%s\" rx=\"2\"/>",
+	       n->total, 100.0 * (double)n->total / (double)all, x, y, w, ROW - 1, fill);
+	if (w > 21) {
+		char label[256];
+		size_t fit = (size_t)(w / 7);
+		snprintf(label, sizeof(label), "%s", n->name);
+		if (strlen(label) > fit && fit >= 3)
+			strcpy(label + fit - 2, "..");
+		printf("<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + ROW - 4);
+		if (strlen(label) <= fit)
+			xml_text(label);
+		printf("</text>");
+	}
+	printf("</g>\n");
+	for (const struct node *k = n->kids; k; k = k->sibling)
+		nk++;
+	kids = xalloc((nk + 1) * sizeof(*kids));
+	for (struct node *k = n->kids; k; k = k->sibling)
+		kids[i++] = k;
+	qsort(kids, nk, sizeof(*kids), cmp_node_name);
+	for (i = 0; i < nk; i++) {
+		draw(kids[i], x, depth + 1, height, all);
+		x += SVG_W * (double)kids[i]->total / (double)all;
+	}
+	free(kids);
+}
+
+static int svg(const char *title)
+{
+	struct node root = {.name = (char *)"all"};
+	int height;
+
+	if (read_folded(&root) != 0)
+		return 1;
+	if (!root.total) {
+		fprintf(stderr, "flame: no samples\n");
+		return 1;
+	}
+	height = max_depth(&root) + 1;
+	printf("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%d\" "
+	       "font-family=\"monospace\" font-size=\"11\">\n"
+	       "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n<text x=\"4\" y=\"16\" "
+	       "font-size=\"14\">",
+	       SVG_W, PAD + height * ROW + 4);
+	xml_text(title);
+	printf(" (%lu samples)</text>\n", root.total);
+	draw(&root, 0, 0, height, root.total);
+	printf("</svg>\n");
+	return 0;
+}
+
+/* ---- top ---- */
+
+struct fn {
+	char *name;
+	unsigned long self, total;
+	unsigned mark; /* the stack that last counted it in total */
+};
+
+static struct fn *fns;
+static size_t nfns, capfns;
+
+static struct fn *fn_of(const char *name)
+{
+	for (size_t i = 0; i < nfns; i++)
+		if (!strcmp(fns[i].name, name))
+			return &fns[i];
+	if (nfns == capfns) {
+		capfns = capfns ? 2 * capfns : 256;
+		fns = realloc(fns, capfns * sizeof(*fns));
+		if (!fns) {
+			fprintf(stderr, "flame: out of memory\n");
+			exit(1);
+		}
+	}
+	memset(&fns[nfns], 0, sizeof(*fns));
+	fns[nfns].name = xstrdup(name);
+	return &fns[nfns++];
+}
+
+/* Walks every root-to-node path; a function counts once per path in total
+ * (recursion is not counted twice), the node's own samples in self. */
+static unsigned stamp;
+
+static void tally(const struct node *n, const struct node **path, int depth)
+{
+	path[depth] = n;
+	if (n->self) {
+		stamp++;
+		for (int i = 1; i <= depth; i++) { /* [0] is the comm */
+			struct fn *f = fn_of(path[i]->name);
+			if (f->mark != stamp) {
+				f->mark = stamp;
+				f->total += n->self;
+			}
+		}
+		if (depth >= 1)
+			fn_of(n->name)->self += n->self;
+	}
+	for (const struct node *k = n->kids; k && depth + 1 < MAX_DEPTH * 4; k = k->sibling)
+		tally(k, path, depth + 1);
+}
+
+static int cmp_self(const void *a, const void *b)
+{
+	const struct fn *x = a, *y = b;
+	return x->self < y->self ? 1 : x->self > y->self ? -1 : 0;
+}
+
+static int cmp_total(const void *a, const void *b)
+{
+	const struct fn *x = a, *y = b;
+	return x->total < y->total ? 1 : x->total > y->total ? -1 : 0;
+}
+
+static int top(int n)
+{
+	static const struct node *path[MAX_DEPTH * 4 + 1];
+	struct node root = {.name = (char *)"all"};
+
+	if (read_folded(&root) != 0 || !root.total)
+		return 1;
+	for (const struct node *k = root.kids; k; k = k->sibling)
+		tally(k, path, 0);
+	qsort(fns, nfns, sizeof(*fns), cmp_self);
+	printf("# %lu samples; self = on CPU in the function itself\n", root.total);
+	for (size_t i = 0; i < nfns && (int)i < n; i++)
+		printf("self  %6.2f%%  %s\n", 100.0 * (double)fns[i].self / (double)root.total,
+		       fns[i].name);
+	qsort(fns, nfns, sizeof(*fns), cmp_total);
+	printf("# total = on CPU in the function or anything it called\n");
+	for (size_t i = 0; i < nfns && (int)i < n; i++)
+		printf("total %6.2f%%  %s\n", 100.0 * (double)fns[i].total / (double)root.total,
+		       fns[i].name);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && !strcmp(argv[1], "fold"))
+		return fold();
+	if (argc == 3 && !strcmp(argv[1], "svg"))
+		return svg(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "top") && atoi(argv[2]) > 0)
+		return top(atoi(argv[2]));
+	fprintf(stderr, "usage: flame fold | flame svg TITLE | flame top N\n");
+	return 2;
+}

@@ -1,0 +1,300 @@
+/* hs_remote — `make bench`'s out-of-process daemon comparison (loopback).
+ *
+ *   hs_remote QPLAB [LOGFILE]    the comparison (about 90 s, bounded)
+ *   hs_remote --ceiling          the ceiling server alone (what the
+ *                                comparison starts as a child)
+ *
+ * Three servers run as processes of their own, started here and stopped
+ * by their pids: the ceiling (load.h's one-thread epoll server that reads a
+ * frame and writes a fixed reply), `qplab hs serve` logging its line per
+ * request to LOGFILE, and `qplab hs serve --quiet`.  One closed-loop
+ * generator thread of ours (load.h) drives Connection requests at each of
+ * 1, 16 and 64 clients with 0, 50 and 500 stalled connections held open on
+ * every server; within each repetition the three servers take turns, in a
+ * rotating order, so a noisy neighbour hits all alike.  A server's CPU is
+ * the sum of its threads' run time (/proc/PID/task/TID/schedstat, ns).
+ *
+ * Targets (README, bench): hs serve at least 0.9x the ceiling's
+ * handshakes/s and at most 1.3x its CPU per handshake at every point; the
+ * log line at most 5 % of hs serve's CPU per handshake.  Each verdict uses
+ * the median of REPS repetitions; the range of the per-repetition ratios is
+ * printed beside it.
+ *
+ * QPLAB_BENCH_PERF=FILE: record the logging hs serve's stacks for the
+ * whole run with linux-perf (cpu-clock, a fixed period, frame pointers)
+ * into FILE, for `make bench PROFILE=1`'s flame graph;
+ * QPLAB_BENCH_PERF_SERVER=ceiling records the ceiling instead. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "load.h"
+
+enum { S_CEIL, S_LOG, S_QUIET, S_COUNT };
+static const char *const server_name[S_COUNT] = {"ceiling", "serve", "serve-q"};
+
+struct server {
+	pid_t pid;
+	uint16_t port;
+};
+
+/* Run time of every thread of pid so far, seconds. */
+static double proc_cpu(void *arg)
+{
+	pid_t pid = *(pid_t *)arg;
+	char path[64];
+	double sum = 0;
+	struct dirent *e;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((e = readdir(dir))) {
+		unsigned long long ns;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/schedstat", (int)pid, e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &ns) == 1)
+			sum += (double)ns / 1e9;
+		fclose(f);
+	}
+	closedir(dir);
+	return sum;
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* --ceiling: serve until SIGTERM. */
+static int ceiling_main(void)
+{
+	struct ceiling c;
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	raise_nofile();
+	if (ceil_start(&c) != 0) {
+		fprintf(stderr, "hs_remote --ceiling: cannot listen\n");
+		return 1;
+	}
+	printf("listening on 127.0.0.1:%u\n", c.port);
+	fflush(stdout);
+	sigwait(&set, &sig);
+	ceil_stop(&c);
+	return 0;
+}
+
+/* Starts argv with stdout on a pipe and stderr on errfd; reads the
+ * "listening on HOST:PORT" line.  Returns 0 or -1. */
+static int spawn(struct server *s, char *const argv[], int errfd)
+{
+	char line[256] = "";
+	int p[2];
+	FILE *f;
+	char *colon;
+
+	if (pipe(p) != 0)
+		return -1;
+	s->pid = fork();
+	if (s->pid < 0)
+		return -1;
+	if (s->pid == 0) {
+		dup2(p[1], 1);
+		dup2(errfd, 2);
+		close(p[0]);
+		close(p[1]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	f = fdopen(p[0], "r");
+	if (!f || !fgets(line, sizeof(line), f)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f); /* the child's later stdout writes go nowhere: it prints no more */
+	colon = strrchr(line, ':');
+	if (strncmp(line, "listening on ", 13) != 0 || !colon)
+		return -1;
+	s->port = (uint16_t)atoi(colon + 1);
+	return s->port ? 0 : -1;
+}
+
+/* perf record on pid into file; its pid, or 0. */
+static pid_t start_perf(const char *file, pid_t pid)
+{
+	char p[16], *argv[] = {(char *)"perf", (char *)"record", (char *)"-q", (char *)"-e",
+			      (char *)"cpu-clock", (char *)"-c", (char *)"250000", (char *)"-g",
+			      (char *)"-p", p, (char *)"-o", (char *)file, NULL};
+	pid_t perf;
+
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	perf = fork();
+	if (perf == 0) {
+		execvp("perf", argv);
+		_exit(127);
+	}
+	if (perf > 0)
+		usleep(500000); /* perf attaches before the load starts */
+	return perf > 0 ? perf : 0;
+}
+
+static void stop(struct server *s, int sig)
+{
+	if (s->pid > 0) {
+		kill(s->pid, sig);
+		waitpid(s->pid, NULL, 0);
+	}
+	s->pid = 0;
+}
+
+struct point {
+	struct figures f[S_COUNT][REPS];
+};
+
+static void range(const struct point *p, int a, int b, int by_cpu, double *lo, double *hi)
+{
+	*lo = 1e9;
+	*hi = 0;
+	for (int r = 0; r < REPS; r++) {
+		double v = by_cpu ? p->f[a][r].cpu_us / p->f[b][r].cpu_us
+				  : p->f[a][r].rate / p->f[b][r].rate;
+		if (v < *lo)
+			*lo = v;
+		if (v > *hi)
+			*hi = v;
+	}
+}
+
+static int verdicts, met;
+
+static void verdict(const char *what, double v, double lo, double hi, bool ok)
+{
+	verdicts++;
+	met += ok;
+	printf("# %-44s %5.2f (runs %.2f-%.2f) target %s\n", what, v, lo, hi,
+	       ok ? "MET" : "MISSED");
+}
+
+static void one_point(struct server *sv, int clients, int stalled, double *lat, const char *log)
+{
+	static int fds[S_COUNT][STALLED];
+	struct point p;
+	struct figures m[S_COUNT];
+	double lo, hi;
+	char what[96];
+
+	for (int r = 0; r < REPS; r++) {
+		for (int s = 0; s < S_COUNT; s++)
+			open_stalled(sv[s].port, fds[s], stalled);
+		for (int k = 0; k < S_COUNT; k++) {
+			int s = (r + k) % S_COUNT;
+			p.f[s][r] = measure(sv[s].port, QPHS_HS_CONNECTION, clients, lat, proc_cpu,
+					    &sv[s].pid);
+		}
+		for (int s = 0; s < S_COUNT; s++)
+			for (int i = 0; i < stalled; i++)
+				close(fds[s][i]);
+		if (log && truncate(log, 0) != 0)
+			perror("hs_remote: truncate");
+	}
+	for (int s = 0; s < S_COUNT; s++) {
+		struct figures copy[REPS];
+		memcpy(copy, p.f[s], sizeof(copy));
+		m[s] = median(copy);
+		printf("%7d %7d  %-8s %9.0f %8.3f %8.3f %8.3f %9.1f %6llu\n", clients, stalled,
+		       server_name[s], m[s].rate, m[s].p50, m[s].p99, m[s].max, m[s].cpu_us,
+		       (unsigned long long)m[s].errors);
+	}
+	range(&p, S_LOG, S_CEIL, 0, &lo, &hi);
+	snprintf(what, sizeof(what), "%d clients, %d stalled: hs/s of ceiling", clients, stalled);
+	verdict(what, m[S_LOG].rate / m[S_CEIL].rate, lo, hi, m[S_LOG].rate >= 0.9 * m[S_CEIL].rate);
+	range(&p, S_LOG, S_CEIL, 1, &lo, &hi);
+	snprintf(what, sizeof(what), "%d clients, %d stalled: CPU/hs x ceiling", clients, stalled);
+	verdict(what, m[S_LOG].cpu_us / m[S_CEIL].cpu_us, lo, hi,
+		m[S_LOG].cpu_us <= 1.3 * m[S_CEIL].cpu_us);
+	range(&p, S_LOG, S_QUIET, 1, &lo, &hi);
+	snprintf(what, sizeof(what), "%d clients, %d stalled: CPU/hs log on/off", clients, stalled);
+	verdict(what, m[S_LOG].cpu_us / m[S_QUIET].cpu_us, lo, hi,
+		m[S_LOG].cpu_us <= 1.05 * m[S_QUIET].cpu_us);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	static const int counts[] = {1, 16, 64}, stalls[] = {0, 50, 500};
+	struct server sv[S_COUNT] = {{0}}, perf = {0};
+	const char *perf_file = getenv("QPLAB_BENCH_PERF");
+	const char *log = argc > 2 ? argv[2] : "/dev/null";
+	char self[] = "/proc/self/exe", ceil_flag[] = "--ceiling", hs[] = "hs", serve[] = "serve",
+	     listen[] = "--listen", addr[] = "127.0.0.1:0", quiet[] = "--quiet", lim[] = "--limit",
+	     conns[] = "max_conns_per_source=1048576", reqs[] = "max_requests_per_source=1048576";
+	double *lat;
+	int errfd, nullfd, rc = 0;
+
+	if (argc == 2 && !strcmp(argv[1], "--ceiling"))
+		return ceiling_main();
+	if (argc < 2 || argv[1][0] == '-') {
+		fprintf(stderr, "usage: hs_remote QPLAB [LOGFILE] | hs_remote --ceiling\n");
+		return 2;
+	}
+	alarm(300);
+	raise_nofile();
+	signal(SIGPIPE, SIG_IGN);
+	lat = malloc(MAX_SAMPLES * sizeof(double));
+	errfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	nullfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	char *ceil_argv[] = {self, ceil_flag, NULL};
+	/* Every client and stalled socket comes from 127.0.0.1: the per-source
+	 * limits (docs/hs.md) would otherwise refuse the bench's own load. */
+	char *log_argv[] = {argv[1], hs, serve, listen, addr, lim, conns, lim, reqs, NULL};
+	char *quiet_argv[] = {argv[1], hs, serve, listen, addr, lim, conns, lim, reqs, quiet, NULL};
+	if (!lat || errfd < 0 || nullfd < 0 || spawn(&sv[S_CEIL], ceil_argv, nullfd) ||
+	    spawn(&sv[S_LOG], log_argv, errfd) || spawn(&sv[S_QUIET], quiet_argv, nullfd)) {
+		fprintf(stderr, "hs_remote: cannot start the servers (%s)\n", argv[1]);
+		rc = 1;
+		goto out;
+	}
+	if (perf_file && *perf_file)
+		perf.pid = start_perf(perf_file, sv[getenv("QPLAB_BENCH_PERF_SERVER") &&
+						     !strcmp(getenv("QPLAB_BENCH_PERF_SERVER"), "ceiling")
+						 ? S_CEIL : S_LOG].pid);
+	printf("# out-of-process daemon bench: Connection requests, one generator thread,\n"
+	       "# each row the median of %d runs of %d ms, the servers in turn; serve = qplab\n"
+	       "# hs serve logging each request to %s, serve-q = the same with --quiet;\n"
+	       "# srv us/hs = the server process's CPU (all threads) per handshake.\n",
+	       REPS, RUN_MS, log);
+	printf("%7s %7s  %-8s %9s %8s %8s %8s %9s %6s\n", "clients", "stalled", "server", "hs/s",
+	       "p50 ms", "p99 ms", "max ms", "srv us/hs", "errors");
+	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+		for (size_t s = 0; s < sizeof(stalls) / sizeof(stalls[0]); s++)
+			one_point(sv, counts[c], stalls[s], lat, argc > 2 ? log : NULL);
+	printf("# out-of-process daemon targets: met in %d of %d\n", met, verdicts);
+out:
+	stop(&perf, SIGINT);
+	for (int s = 0; s < S_COUNT; s++)
+		stop(&sv[s], SIGTERM);
+	free(lat);
+	return rc;
+}
