@@ -4,6 +4,7 @@
  * absent or null leaves the fact "not collected".
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent_msg.h"
@@ -122,6 +123,37 @@ static void device_qps(struct dec *d, json_object *body, struct qplab_facts *f)
 	}
 }
 
+/* "log": the host's lines since its previous report, one per line. */
+static void log_lines(struct dec *d, json_object *body, struct qplab_facts *f)
+{
+	json_object *a;
+	size_t len = 0;
+	char *all;
+
+	if (get(d, body, "log", json_type_array, &a) <= 0)
+		return;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *l = json_object_array_get_idx(a, i);
+
+		if (!json_object_is_type(l, json_type_string)) {
+			snprintf(d->err, d->errlen, "agent reply: log[%zu] is not a string", i);
+			d->rc = QPHS_ERR_INVALID_ARGUMENT;
+			return;
+		}
+		len += strlen(json_object_get_string(l)) + 1;
+	}
+	all = calloc(1, len + 1);
+	if (!all) {
+		d->rc = QPHS_ERR_MEMORY;
+		return;
+	}
+	for (size_t i = 0, n = 0; i < json_object_array_length(a); i++)
+		n += (size_t)sprintf(all + n, "%s%s", i ? "\n" : "",
+				     json_object_get_string(json_object_array_get_idx(a, i)));
+	free(f->log);
+	f->log = all;
+}
+
 static void report(struct dec *d, json_object *body, const char *peer, struct qplab_facts *f)
 {
 	json_object *eps, *ep = NULL, *last;
@@ -143,6 +175,7 @@ static void report(struct dec *d, json_object *body, const char *peer, struct qp
 		}
 	}
 	device_qps(d, body, f);
+	log_lines(d, body, f);
 	if (get(d, body, "last", json_type_object, &last) > 0) {
 		word(d, last, "code", f->code, sizeof(f->code));
 		text(d, last, "error", &f->error_text);
