@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "qphs/body.h"
+#include "impl.h"
 #include "qphs/error.h"
 #include "run.h"
 #include "run_spawn.h"
@@ -85,8 +86,13 @@ static char **build_argv(const char *argv[16], char *bufs[2], const struct qplab
 			env[e++] = kv;
 		}
 	}
-	argv[n++] = exe;
-	argv[n++] = "agent";
+	/* A Mooncake host: the adapter, with qplab agent's command line. */
+	if (qplab_host_is_mooncake(p, hi)) {
+		argv[n++] = run_mooncake_agent();
+	} else {
+		argv[n++] = exe;
+		argv[n++] = "agent";
+	}
 	argv[n++] = "--host";
 	argv[n++] = ph->name;
 	argv[n++] = "--device";
@@ -94,9 +100,10 @@ static char **build_argv(const char *argv[16], char *bufs[2], const struct qplab
 	bufs[0] = malloc(128);
 	/* No IPv4 (addresses): its ULA; no address at all: its own loopback. */
 	if (bufs[0] && (h->addr4[0] || !h->addr6[0]))
-		snprintf(bufs[0], 128, "%s:%d", h->addr4[0] ? h->addr4 : "127.0.0.1", RUN_AGENT_PORT);
+		snprintf(bufs[0], 128, "%s:%d", h->addr4[0] ? h->addr4 : "127.0.0.1",
+			 qplab_host_port(p, hi, h->netns[0]));
 	else if (bufs[0])
-		snprintf(bufs[0], 128, "[%s]:%d", h->addr6, RUN_AGENT_PORT);
+		snprintf(bufs[0], 128, "[%s]:%d", h->addr6, qplab_host_port(p, hi, h->netns[0]));
 	argv[n++] = "--listen";
 	argv[n++] = bufs[0] ? bufs[0] : "";
 	bufs[1] = strdup(json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PLAIN));
@@ -238,6 +245,29 @@ int run_agent_spawn(struct run_agent *ag, const struct qplab_plan *p, int hi,
 	return 0;
 }
 
+const char *run_mooncake_agent(void)
+{
+	const char *p = getenv("QPLAB_MOONCAKE_AGENT");
+
+	return p && *p ? p : "qplab-mooncake-agent";
+}
+
+/* "impl", and "mooncake": {"commit", "build"} of a Mooncake host. */
+static void ready_impl(struct run_agent *ag, json_object *ready)
+{
+	json_object *v, *mc;
+
+	ag->impl[0] = ag->mc_commit[0] = ag->mc_build[0] = '\0';
+	if (json_object_object_get_ex(ready, "impl", &v) && json_object_is_type(v, json_type_string))
+		snprintf(ag->impl, sizeof(ag->impl), "%s", json_object_get_string(v));
+	if (!json_object_object_get_ex(ready, "mooncake", &mc) || !json_object_is_type(mc, json_type_object))
+		return;
+	if (json_object_object_get_ex(mc, "commit", &v) && json_object_is_type(v, json_type_string))
+		snprintf(ag->mc_commit, sizeof(ag->mc_commit), "%s", json_object_get_string(v));
+	if (json_object_object_get_ex(mc, "build", &v) && json_object_is_type(v, json_type_string))
+		snprintf(ag->mc_build, sizeof(ag->mc_build), "%s", json_object_get_string(v));
+}
+
 int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t errlen)
 {
 	struct qplab_agent_msg m;
@@ -254,6 +284,7 @@ int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t err
 				snprintf(ag->nic_path, sizeof(ag->nic_path), "%s", json_object_get_string(v));
 			if (json_object_object_get_ex(m.body, "listen", &v))
 				snprintf(ag->listen, sizeof(ag->listen), "%s", json_object_get_string(v));
+			ready_impl(ag, m.body);
 			rc = 0;
 		} else {
 			snprintf(err, errlen, "agent %s did not start: %s: %s", ag->name, m.code, m.error);
