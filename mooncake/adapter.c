@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 	struct mc_host h;
 	struct sigaction sa = {.sa_handler = on_signal};
 	const char *config = NULL;
-	char err[700];
+	char err[700], code[48];
 	int rc;
 
 	memset(&h, 0, sizeof(h));
@@ -193,8 +193,8 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (eng_open(&h, err, sizeof(err))) {
-		rc = fatal("ERR_CONTEXT", err);
+	if (eng_open(&h, code, sizeof(code), err, sizeof(err))) {
+		rc = fatal(code, err);
 		eng_close(&h);
 		return rc;
 	}

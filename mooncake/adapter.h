@@ -55,8 +55,9 @@ struct mc_host {
 /* Creates the engine (P2PHANDSHAKE on addr, its daemon pinned to port),
  * installs the RDMA transport on the device, registers the buffers.
  * Returns 0; a failed transport is the host's context error (ctx_code),
- * not a failure.  -1 with err: no engine (the `fatal` line). */
-int eng_open(struct mc_host *h, char *err, size_t errlen);
+ * not a failure.  -1 with the code NAME in code and the reason in err: no
+ * engine (the `fatal` line). */
+int eng_open(struct mc_host *h, char *code, size_t codelen, char *err, size_t errlen);
 void eng_close(struct mc_host *h);
 /* openSegment(server): the segment id, or < 0. */
 int eng_segment(struct mc_host *h, const char *server);

@@ -69,17 +69,26 @@ static int register_buffers(struct mc_host *h, char *err, size_t errlen)
 	return 0;
 }
 
-int eng_open(struct mc_host *h, char *err, size_t errlen)
+int eng_open(struct mc_host *h, char *code, size_t codelen, char *err, size_t errlen)
 {
-	char name[300], bound[300];
+	char name[300], bound[300], why[600];
+	uint64_t mark = logtee_mark();
+	const char *where;
+	int rc;
 
 	/* The port is pinned by MC_MIN_RPC_PORT = MC_MAX_RPC_PORT (adapter.c);
 	 * the one of local_server_name is ignored (TransferEngineImpl::init). */
 	snprintf(name, sizeof(name), "%s", h->addr);
+	snprintf(code, codelen, "ERR_CONTEXT");
 	h->engine = createTransferEngine("P2PHANDSHAKE", name, name, h->port, 0);
 	if (!h->engine) {
-		snprintf(err, errlen, "createTransferEngine(\"P2PHANDSHAKE\", \"%s\") failed "
-			 "(Mooncake's log above says why)", name);
+		/* Its log says why (TransferEngineImpl::init). */
+		logtee_sync(500);
+		rc = logtee_first_failure(mark, MCA_SIDE_CLIENT, why, sizeof(why), NULL, 0, &where);
+		if (rc)
+			snprintf(code, codelen, "%s", qphs_errname(rc));
+		snprintf(err, errlen, "createTransferEngine(\"P2PHANDSHAKE\", \"%s\") failed: %s", name,
+			 rc ? why : "(Mooncake's log above says why)");
 		return -1;
 	}
 	getLocalIpAndPort(h->engine, bound, sizeof(bound));

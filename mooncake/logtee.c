@@ -6,15 +6,16 @@
  * config.cpp), and glog then writes each line to stderr at once. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "adapter.h"
 
-#define SYNC_TAG "\001qplab-sync "
 #define PENDING_MAX 4096
 
 static struct {
@@ -22,13 +23,12 @@ static struct {
 	int rfd;                   /* the pipe's read end */
 	pthread_t th;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
 	struct mca_ring ring;
-	uint64_t synced;           /* the last sync marker read */
-	uint64_t sent;             /* the last sync marker written */
+	atomic_int idle;           /* the reader waits in read(), all it read handled */
+	atomic_uint gen;           /* chunks the reader has handled */
 	char pending[PENDING_MAX];
 	size_t plen;
-} tee = {.real = -1, .rfd = -1, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+} tee = {.real = -1, .rfd = -1, .mu = PTHREAD_MUTEX_INITIALIZER};
 
 static void write_all(int fd, const char *b, size_t n)
 {
@@ -50,13 +50,6 @@ static void line(const char *s, size_t n)
 	char level;
 	const char *msg;
 
-	if (n >= strlen(SYNC_TAG) && !memcmp(s, SYNC_TAG, strlen(SYNC_TAG))) {
-		pthread_mutex_lock(&tee.mu);
-		tee.synced = strtoull(s + strlen(SYNC_TAG), NULL, 10);
-		pthread_cond_broadcast(&tee.cv);
-		pthread_mutex_unlock(&tee.mu);
-		return;
-	}
 	write_all(tee.real, s, n);
 	write_all(tee.real, "\n", 1);
 	/* The ring keeps Mooncake's lines; the adapter's own are not. */
@@ -78,8 +71,11 @@ static void *reader(void *arg)
 
 	(void)arg;
 	for (;;) {
-		ssize_t n = read(tee.rfd, buf, sizeof(buf));
+		ssize_t n;
 
+		atomic_store(&tee.idle, 1);
+		n = read(tee.rfd, buf, sizeof(buf));
+		atomic_store(&tee.idle, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -93,6 +89,7 @@ static void *reader(void *arg)
 			}
 			tee.pending[tee.plen++] = buf[i];
 		}
+		atomic_fetch_add(&tee.gen, 1);
 	}
 	if (tee.plen)
 		line(tee.pending, tee.plen);
@@ -132,30 +129,32 @@ uint64_t logtee_mark(void)
 	return m;
 }
 
+/* Nothing of fd 2 is left unread and the reader has handled all it read:
+ * then every line written before the call is in the ring.  No write of
+ * ours goes into the pipe for it, so a reader slowed by a slow real
+ * stderr never blocks the caller. */
 void logtee_sync(int ms)
 {
-	struct timespec until;
-	uint64_t want;
-	char marker[64];
+	struct timespec ts = {0, 2 * 1000 * 1000};
+	double end;
+	int unread;
 
 	if (tee.rfd < 0)
 		return;
-	pthread_mutex_lock(&tee.mu);
-	want = ++tee.sent;
-	pthread_mutex_unlock(&tee.mu);
-	snprintf(marker, sizeof(marker), "%s%llu\n", SYNC_TAG, (unsigned long long)want);
-	write_all(2, marker, strlen(marker));
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
+	end = mc_now_ms() + ms;
+	/* Quiet twice, 2 ms apart, with no chunk handled in between: the
+	 * reader was not between a read that returned and its idle flag. */
+	while (mc_now_ms() < end) {
+		unsigned g = atomic_load(&tee.gen);
+
+		if (ioctl(tee.rfd, FIONREAD, &unread) == 0 && unread == 0 && atomic_load(&tee.idle)) {
+			nanosleep(&ts, NULL);
+			if (ioctl(tee.rfd, FIONREAD, &unread) == 0 && unread == 0 && atomic_load(&tee.idle) &&
+			    atomic_load(&tee.gen) == g)
+				return;
+		}
+		nanosleep(&ts, NULL);
 	}
-	pthread_mutex_lock(&tee.mu);
-	while (tee.synced < want && pthread_cond_timedwait(&tee.cv, &tee.mu, &until) == 0)
-		;
-	pthread_mutex_unlock(&tee.mu);
 }
 
 json_object *logtee_since(uint64_t mark, uint64_t *lost)

@@ -52,14 +52,37 @@ static void set_call(struct job *j, const char *what)
 	pthread_mutex_unlock(&j->h->mu);
 }
 
+/* The first failure Mooncake logged since mark, waiting up to grace ms
+ * for it.  Mooncake's daemon logs a refusal before it closes the
+ * connection (readString, SocketHandShakePlugin::startDaemon), yet the
+ * line was seen to reach the pipe a few ms after the close had reached
+ * us (glog writes at the end of the log statement, after formatting), so
+ * the pipe is read again until the line is there or grace passed. */
+static int first_failure_within(uint64_t mark, enum mca_side side, int grace, char *text, size_t textlen,
+				char *wc, size_t wclen, const char **where)
+{
+	double end = mc_now_ms() + grace;
+	int code;
+
+	do {
+		struct timespec ts = {0, 20 * 1000 * 1000};
+
+		logtee_sync(200);
+		code = logtee_first_failure(mark, side, text, textlen, wc, wclen, where);
+		if (code || mc_now_ms() >= end)
+			return code;
+		nanosleep(&ts, NULL);
+	} while (mc_now_ms() < end);
+	return code;
+}
+
 /* The failure as Mooncake's log names it, else fallback. */
 static void failure(struct job *j, int fallback, const char *fmt, const char *arg)
 {
 	const char *where = NULL;
 	int code;
 
-	logtee_sync(500);
-	code = logtee_first_failure(j->mark, MCA_SIDE_CLIENT, j->text, sizeof(j->text), j->wc,
+	code = first_failure_within(j->mark, MCA_SIDE_CLIENT, 300, j->text, sizeof(j->text), j->wc,
 				    sizeof(j->wc), &where);
 	if (code) {
 		j->code = code;
@@ -219,7 +242,9 @@ static int run_job(struct job *j)
 {
 	struct mc_host *h = j->h;
 	struct timespec until;
-	double wait = j->deadline - mc_now_ms() + 500;
+	/* The job's own waits end at the deadline; a call that has not
+	 * returned 1.5 s later is hung (the runner waits 2 s beyond it). */
+	double wait = j->deadline - mc_now_ms() + 1500;
 	pthread_t th;
 
 	if (pthread_create(&th, NULL, job_main, j)) {
@@ -348,6 +373,7 @@ static json_object *op_transfer(struct mc_host *h, struct mca_request *r)
 		json_object_object_add(o, "late_ns", json_object_new_int64(late));
 	} else {
 		json_object_object_add(o, "datapath", json_object_new_string(j->datapath));
+		json_object_object_add(o, "wc_waited_ms", json_object_new_int64((int64_t)(mc_now_ms() - t0 + 0.5)));
 		json_object_object_add(o, "wc_status", json_object_new_string(
 			!strcmp(j->datapath, "ok") ? "IBV_WC_SUCCESS" : j->wc[0] ? j->wc : "none"));
 		json_object_object_add(o, "read_only", json_object_new_boolean(j->read_only));
@@ -454,11 +480,8 @@ static json_object *op_raw_frame(struct mc_host *h, struct mca_request *r)
 	qplab_raw_exchange(fd, bytes, (size_t)len, ms, &out);
 	close(fd);
 	free(bytes);
-	/* Mooncake's daemon logs its reason before it closes the connection
-	 * (readString, SocketHandShakePlugin::startDaemon): it is in the pipe. */
-	logtee_sync(500);
 	if (!strcmp(addr, h->listen))
-		code = logtee_first_failure(mark, MCA_SIDE_DAEMON, text, sizeof(text), NULL, 0, &where);
+		code = first_failure_within(mark, MCA_SIDE_DAEMON, 300, text, sizeof(text), NULL, 0, &where);
 	alive = qplab_raw_probe(&h->cfg, addr, ms);
 	mca_state_last(&h->st, code ? qphs_errname(code) : "OK", text, where);
 	o = mca_reply(r->id, "raw_frame", true, h->st.last_code, text);

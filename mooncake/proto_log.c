@@ -135,6 +135,12 @@ static const struct rule rules[] = {
 	 "TransferMetadata::decodeSegmentDesc (transfer_metadata.cpp)"},
 	{"Worker: Process failed for slice", QPHS_ERR_COMPLETION, 0,
 	 "WorkerPool::performPollCq (worker_pool.cpp)"},
+	/* init returns -1; our row for the same cause */
+	{"No valid port found for local TCP service", QPHS_ERR_NO_PORT, 0,
+	 "TransferEngineImpl::init (transfer_engine_impl.cpp)"},
+	/* initializeRdmaResources returns ERR_DEVICE_NOT_FOUND */
+	{"RdmaTransport: No available RNIC", QPHS_ERR_DEVICE_NOT_FOUND, 0,
+	 "RdmaTransport::initializeRdmaResources (rdma_transport.cpp)"},
 };
 
 int mca_log_failure(const char *msg, enum mca_side side, const char **where)

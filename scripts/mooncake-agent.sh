@@ -36,16 +36,18 @@ warn="-Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wwrite-strings -Ws
 # The build's identity goes into the binary: the ready line, and so
 # results.json, name the Mooncake each host ran.
 ids=(-DMOONCAKE_COMMIT="\"$MOONCAKE_COMMIT\"" -DMOONCAKE_BUILD_DIR="\"$mbabs\"" -DMOONCAKE_SRC_DIR="\"$MOONCAKE_SRC\"")
+read -ra jsonc_cflags <<<"$(pkg-config --cflags json-c)"
+read -ra jsonc_libs <<<"$(pkg-config --libs json-c)"
 objs=()
 for c in "$top"/mooncake/*.c; do
 	o=$out/obj/$(basename "${c%.c}").o
 	# shellcheck disable=SC2086 # the flags are words
-	"$cc" -std=c11 -D_GNU_SOURCE -O2 -g $warn $(pkg-config --cflags json-c) "${ids[@]}" \
+	"$cc" -std=c11 -D_GNU_SOURCE -O2 -g $warn "${jsonc_cflags[@]}" "${ids[@]}" \
 		-I"$top/lib/include" -I"$top/harness" -I"$top/mooncake" -I"$inc" -c "$c" -o "$o"
 	objs+=("$o")
 done
 # shellcheck disable=SC2086 # MOONCAKE_LIBS is words
 "$cc" -o "$out/qplab-mooncake-agent" "${objs[@]}" "$build/obj/harness/hs/bad_frame.o" \
 	"$build/obj/harness/hs/raw_frame.o" "$build/libqphs.a" $MOONCAKE_LIBS \
-	$(pkg-config --libs json-c) -libverbs -lpthread
+	"${jsonc_libs[@]}" -libverbs -lpthread
 echo "mooncake-agent: $out/qplab-mooncake-agent (Mooncake ${MOONCAKE_COMMIT:0:7}, $mbabs)"

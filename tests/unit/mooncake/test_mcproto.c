@@ -245,6 +245,9 @@ static const struct {
 	 "doSend"},
 	{"Unsupported segment descriptor, name 10.1.0.2:12001 protocol ", MCA_SIDE_CLIENT, QPHS_ERR_METADATA,
 	 "TransferMetadata::decodeSegmentDesc"},
+	{"P2P: No valid port found for local TCP service.", MCA_SIDE_CLIENT, QPHS_ERR_NO_PORT, "TransferEngineImpl::init"},
+	{"RdmaTransport: No available RNIC", MCA_SIDE_CLIENT, QPHS_ERR_DEVICE_NOT_FOUND,
+	 "RdmaTransport::initializeRdmaResources"},
 	{"Transfer Engine RPC using P2P handshake, listening on 10.1.0.2:12001", MCA_SIDE_CLIENT, 0, NULL},
 	{"Handshake rejected by x: y", MCA_SIDE_DAEMON, 0, NULL},
 };
