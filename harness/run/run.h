@@ -36,6 +36,9 @@ struct run_agent {
 	char impl[20];
 	char mc_commit[48];
 	char mc_build[256];
+	/* Its `fatal` line, when it did not start ("" otherwise). */
+	char fatal_code[48];
+	char fatal_text[400];
 };
 
 /* One host of the topology, as `topo up` printed it. */

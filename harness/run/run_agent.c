@@ -274,6 +274,7 @@ int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t err
 	char *line = read_line(ag, deadline, err, errlen);
 	int rc = -1;
 
+	ag->fatal_code[0] = ag->fatal_text[0] = '\0';
 	if (!line)
 		return -1;
 	if (qplab_agent_parse_line(line, strlen(line), &m, err, errlen) == 0) {
@@ -287,6 +288,8 @@ int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t err
 			ready_impl(ag, m.body);
 			rc = 0;
 		} else {
+			snprintf(ag->fatal_code, sizeof(ag->fatal_code), "%s", m.code);
+			snprintf(ag->fatal_text, sizeof(ag->fatal_text), "%s", m.error);
 			snprintf(err, errlen, "agent %s did not start: %s: %s", ag->name, m.code, m.error);
 		}
 		qplab_agent_msg_free(&m);

@@ -57,15 +57,19 @@ static void note_impls(const struct run_state *s, struct run_outcome *o)
 	}
 }
 
+static bool has_mooncake(const struct qplab_plan *p)
+{
+	for (size_t h = 0; h < p->nhosts; h++)
+		if (qplab_host_is_mooncake(p, (int)h))
+			return true;
+	return false;
+}
+
 /* Why the plan's Mooncake hosts cannot run here: the adapter is missing,
  * or the plan asks them for what they cannot do (impl.c). */
 static const char *impl_skip(const struct qplab_plan *p, char *buf, size_t len)
 {
-	bool any = false;
-
-	for (size_t h = 0; h < p->nhosts; h++)
-		any |= qplab_host_is_mooncake(p, (int)h);
-	if (!any)
+	if (!has_mooncake(p))
 		return NULL;
 	if (access(run_mooncake_agent(), X_OK)) {
 		snprintf(buf, len, "no Mooncake build (make lab MOONCAKE_BUILD=DIR): no adapter at %s",
@@ -173,7 +177,17 @@ static int topology(struct run_ctx *c, const struct qplab_plan *p, char *err, si
 	char sig[1024], id[16];
 
 	run_topo_sig(p, c->mode, sig, sizeof(sig));
-	if (!(c->topo.up && !strcmp(sig, c->sig))) {
+	/* A Mooncake host gets namespaces nobody used: Mooncake's daemon
+	 * binds its port without SO_REUSEADDR (findAvailableTcpPort,
+	 * transfer_metadata_plugin.cpp), so the TIME_WAIT connections of an
+	 * earlier scenario on that port make it fail to start ("P2P: No
+	 * valid port found for local TCP service", TransferEngineImpl::init),
+	 * and the ones its own daemon leaves behind (it closes first:
+	 * shutdown(SHUT_WR) in SocketHandShakePlugin::startDaemon) refuse the
+	 * port to the next agent for TIME_WAIT's 60 s. */
+	if (has_mooncake(p))
+		sig[0] = '\0';
+	if (!(c->topo.up && sig[0] && !strcmp(sig, c->sig))) {
 		if (c->topo.up)
 			run_ctx_finish(c);
 		run_topo_name(c, c->seq++, id, sizeof(id));
@@ -272,7 +286,7 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 	}
 	/* --keep: an errored scenario's topology, and the run's last one. */
 	kept = c->keep && c->topo.up && (rc || c->last);
-	teardown(c, &s, !rc && !qplab_run_interrupted && !c->last, kept, o);
+	teardown(c, &s, !rc && !qplab_run_interrupted && !c->last && !has_mooncake(p), kept, o);
 	trace_ms("teardown", &tt, &o->phase_ms[RUN_PHASE_TEARDOWN]);
 	o->phase_ms[RUN_PHASE_TEARDOWN] -= o->phase_ms[RUN_PHASE_TOPO_DOWN];
 	if (o->status == QPLAB_SKIP) {
