@@ -41,6 +41,10 @@ ifeq ($(SANITIZE),1)
 REAL_CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 SAN_LDFLAGS := -fsanitize=address,undefined
 endif
+ifeq ($(SANITIZE),thread)
+REAL_CFLAGS += -O1 -fno-omit-frame-pointer -fsanitize=thread
+SAN_LDFLAGS := -fsanitize=thread
+endif
 REAL_LDFLAGS := $(SAN_LDFLAGS) $(LDFLAGS)
 
 LIB_SRC    := $(sort $(wildcard lib/*/*.c))
@@ -67,7 +71,7 @@ QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
 
-.PHONY: all unit check-layers compat mooncake-diff mooncake-agent mooncake-check lab-mooncake wire-test vmtest check sanitize valgrind fuzz bench lab quirks install uninstall clean deps-check help
+.PHONY: all unit check-layers lint-shell compat mooncake-diff mooncake-agent mooncake-check lab-mooncake wire-test ci-validate browser-test vmtest check sanitize tsan valgrind fuzz fuzz-long bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -76,31 +80,55 @@ help:
 	@echo "make            build $(STATIC_LIB), $(SHARED_LIB), $(QPLAB)"
 	@echo "make check      the test command: unit tests, then the lab self-tests"
 	@echo "make lab        the scenario catalogue on the best backend"
-	@echo "make unit       Check unit tests only (no RDMA, no root), then check-layers"
+	@echo "make unit       Check unit tests only (no RDMA, no root), then check-layers and lint-shell"
 	@echo "make check-layers  the layer rules of README's Layout (tools/check-layers)"
+	@echo "make lint-shell every tracked shell script through shellcheck; set -eu in netns/"
 	@echo "make vmtest     the tests that need rdma_rxe, in the lab VM (one boot per kernel)"
 	@echo "make compat     the message bodies against Mooncake's JSON library"
 	@echo "make mooncake-diff MOONCAKE_BUILD=DIR  our segment descriptor through Mooncake's own decoder (else SKIP)"
 	@echo "make mooncake-agent MOONCAKE_BUILD=DIR  $(BUILD)/mooncake/qplab-mooncake-agent: a real Mooncake as a lab host"
 	@echo "make lab-mooncake MOONCAKE_BUILD=DIR  the interop slice once per placement (else SKIP; part of make lab)"
+	@echo "make ci-validate  the Vagrantfile and .github/workflows through vagrant validate and action-validator"
 	@echo "make wire-test  the Wireshark dissector through tshark: golden frames, bad frames, loopback captures"
+	@echo "make browser-test  report.html of 100 scenarios on 3 kernels in headless Chromium: DOM checks, a screenshot"
 	@echo "make sanitize   unit tests under ASan+UBSan (build/sanitize)"
+	@echo "make tsan       unit tests under ThreadSanitizer (build/tsan); build/tsan/tests/rdma for the VM"
 	@echo "make valgrind   unit tests under valgrind"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS=$(FUZZ_SECONDS) each"
+	@echo "make fuzz-long  each libFuzzer target to FUZZ_RUNS=$(FUZZ_RUNS) executions (hours; not in CI)"
 	@echo "make quirks     docs/quirks.md: qplab quirks in the lab VM, per kernel and per quirk profile"
 	@echo "make bench      benchmarks (prints figures)"
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR): libqphs, qphs.h and qphs/*.h (error log config"
 	@echo "                json frame addr body daemon client rdma probe), qphs.pc, qplab, netns/, scenarios/,"
 	@echo "                the Wireshark dissector (share/qplab/wireshark/mooncake.lua)"
 
+# The lab's constants (subnets, table base, host limit, name prefix, state
+# directory) are defined once, in netns/lab.conf, which the netns/ scripts
+# source; the C side gets them as build/gen/lab_conf.h (QPLAB_LAB_NAME: a
+# number when the value is all digits, else a string).  A line that is not
+# NAME=VALUE (or a comment) stops the build.
+LAB_CONF_H := $(BUILD)/gen/lab_conf.h
+$(LAB_CONF_H): netns/lab.conf Makefile
+	@mkdir -p $(@D)
+	@awk 'BEGIN { print "/* Generated from netns/lab.conf by the Makefile: edit that file. */"; \
+	    print "#ifndef QPLAB_LAB_CONF_H"; print "#define QPLAB_LAB_CONF_H" } \
+	  /^[ \t]*(#|$$)/ { next } \
+	  /^QPLAB_[A-Z0-9_]+=[^ \t"#]+([ \t]+#.*)?$$/ { split($$0, kv, "="); v = kv[2]; sub(/[ \t].*/, "", v); \
+	    n = substr(kv[1], 7); if (v ~ /^[0-9]+$$/) print "#define QPLAB_LAB_" n " " v; \
+	    else print "#define QPLAB_LAB_" n " \"" v "\""; next } \
+	  { print FILENAME ":" NR ": not NAME=VALUE: " $$0 > "/dev/stderr"; bad = 1; exit 1 } \
+	  END { if (!bad) print "#endif" }' netns/lab.conf > $@.tmp || { rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@
+
 # Include paths per target (the layer rules of README's Layout): lib/ sees
 # its own folders, everything else sees lib/include only, plus its own.
+# The generated headers ($(BUILD)/gen) are on every path.
 LIB_INC     := -Ilib/include -Ilib
-HARNESS_INC := -Ilib/include -Iharness
+HARNESS_INC := -Ilib/include -Iharness -I$(BUILD)/gen
 $(BUILD)/obj/lib/%.o: lib/%.c
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(LIB_INC) -c $< -o $@
-$(BUILD)/obj/harness/%.o: harness/%.c
+$(BUILD)/obj/harness/%.o: harness/%.c | $(LAB_CONF_H)
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(HARNESS_INC) -c $< -o $@
 MOONCAKE_INC := -Ilib/include -Iharness -Imooncake
@@ -136,16 +164,16 @@ $(BUILD)/gen/rdma_suites.h: $(RDMA_SRC) Makefile
 $(BUILD)/obj/tests/unit/lib/%.o: tests/unit/lib/%.c $(BUILD)/gen/unit_suites.h
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(LIB_INC) -I$(BUILD)/gen -Itests/unit $(CHECK_CFLAGS) -c $< -o $@
-$(BUILD)/obj/tests/unit/lab/%.o: tests/unit/lab/%.c $(BUILD)/gen/unit_suites.h
+$(BUILD)/obj/tests/unit/lab/%.o: tests/unit/lab/%.c $(BUILD)/gen/unit_suites.h | $(LAB_CONF_H)
 	@mkdir -p $(@D)
-	$(CC) $(REAL_CFLAGS) $(HARNESS_INC) -I$(BUILD)/gen -Itests/unit -Itests/unit/lab $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(REAL_CFLAGS) $(HARNESS_INC) -Itests/unit -Itests/unit/lab $(CHECK_CFLAGS) -c $< -o $@
 $(BUILD)/obj/tests/unit/mooncake/%.o: tests/unit/mooncake/%.c $(BUILD)/gen/unit_suites.h
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) -Ilib/include -Imooncake -I$(BUILD)/gen -Itests/unit $(CHECK_CFLAGS) -c $< -o $@
 $(BUILD)/obj/tests/unit/%.o: tests/unit/%.c $(BUILD)/gen/unit_suites.h
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) -Ilib/include -I$(BUILD)/gen -Itests/unit $(CHECK_CFLAGS) -c $< -o $@
-$(BUILD)/obj/tests/rdma/%.o: tests/rdma/%.c $(BUILD)/gen/rdma_suites.h
+$(BUILD)/obj/tests/rdma/%.o: tests/rdma/%.c $(BUILD)/gen/rdma_suites.h | $(LAB_CONF_H)
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(LIB_INC) -I$(BUILD)/gen -Itests/unit -Itests/rdma $(CHECK_CFLAGS) -c $< -o $@
 
@@ -161,7 +189,7 @@ $(BUILD)/tests/rdma: $(RDMA_OBJ) $(BUILD)/obj/tests/unit/unit_common.o $(STATIC_
 deps-check:
 	@scripts/deps.sh --ensure
 
-unit: deps-check all $(BUILD)/tests/unit check-layers
+unit: deps-check all $(BUILD)/tests/unit check-layers lint-shell
 	QPLAB_BUILD=$(BUILD) $(TEST_PREFIX) $(BUILD)/tests/unit
 	tests/docs/readme-catalogue.sh .
 
@@ -170,16 +198,26 @@ unit: deps-check all $(BUILD)/tests/unit check-layers
 $(BUILD)/tools/check-layers: tools/check-layers.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -g $(WARN) $(CFLAGS) -o $@ $< $(LDFLAGS)
-check-layers: $(BUILD)/tools/check-layers $(BUILD)/gen/unit_suites.h $(BUILD)/gen/rdma_suites.h
+check-layers: $(BUILD)/tools/check-layers $(BUILD)/gen/unit_suites.h $(BUILD)/gen/rdma_suites.h $(LAB_CONF_H)
 	$(BUILD)/tools/check-layers --cc "$(CC)" --gen $(BUILD)/gen --ignore $(BUILD)
 	tests/layers/run.sh $(BUILD)/tools/check-layers
+
+lint-shell:
+	tests/lint/shell.sh .
 
 check: deps-check
 	$(MAKE) unit
 	$(MAKE) compat
 	$(MAKE) mooncake-check
 	$(MAKE) wire-test
+	$(MAKE) ci-validate
+	$(MAKE) browser-test
 	$(MAKE) vmtest
+
+# The Vagrantfile, the CI workflow and the Vagrant inventory, checked by
+# their own tools (tests/ci/validate.sh: vagrant validate, action-validator).
+ci-validate: deps-check
+	tests/ci/validate.sh
 
 # The tests that need real rxe: one VM boot per lab kernel, the full set on
 # the newest, the smoke set on the others (tests/vm/run-selftests.sh).
@@ -228,8 +266,27 @@ $(BUILD)/tests/pcapgen: tests/wire/pcapgen.c
 wire-test: deps-check $(QPLAB) $(BUILD)/tests/pcapgen
 	BUILD=$(BUILD) tests/wire/run.sh
 
+# report.html in a real browser: a made-up results document of 100
+# scenarios on three kernels through `qplab report`, loaded by Debian's
+# headless Chromium through playwright-core (tests/browser/run.sh; the
+# screenshot lands in $(BUILD)/browser/report.png).
+browser-test: deps-check $(QPLAB)
+	BUILD=$(BUILD) tests/browser/run.sh
+
 sanitize: deps-check
 	$(MAKE) BUILD=build/sanitize SANITIZE=1 QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-3} unit
+
+# ThreadSanitizer: the library, qplab and the unit suites built with
+# -fsanitize=thread in build/tsan.  halt_on_error: a report ends the test
+# that caused it, which Check then counts as an error; lock-order inversions
+# (potential deadlocks) are reports too.  setarch -R runs without address
+# randomisation: TSan's shadow memory layout does not fit every address a
+# kernel with large vm.mmap_rnd_bits hands out.  Suppressions, each with
+# the reason its race is benign, are in tests/tsan.supp.
+tsan: deps-check
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp $${TSAN_OPTIONS:-}" \
+	  $(MAKE) BUILD=build/tsan SANITIZE=thread QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-5} \
+	  TEST_PREFIX="setarch -R" unit
 
 valgrind: deps-check
 	CK_FORK=no QPLAB_TIME_MULTIPLIER=$${QPLAB_TIME_MULTIPLIER:-20} $(MAKE) unit \
@@ -245,28 +302,48 @@ quirks: deps-check all
 	  QUIRKS_PROFILE_KERNEL=$(QUIRKS_PROFILE_KERNEL) scripts/quirks-doc.sh $(QPLAB)
 
 # libFuzzer targets: fuzz/NAME.c each becomes build/fuzz/NAME, linked with
-# the library and the harness's scenario parser (pure code, no main).
+# the library and the harness's scenario parser and JSON reader (pure code,
+# no main).  The code under test is compiled once (instrumented, no
+# libFuzzer main) into one archive that every target links.
 FUZZ_CC := clang
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-               -Ilib/include -Ilib -Iharness $(PKG_CFLAGS)
+FUZZ_SAN := -fsanitize=address,undefined
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(FUZZ_SAN) -Ilib/include -Ilib -Iharness \
+               -I$(BUILD)/gen $(PKG_CFLAGS)
 FUZZ_BINS := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
-FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario/*.c))
-$(BUILD)/fuzz/%: fuzz/%.c $(FUZZ_LINK) $(wildcard lib/*/*.h lib/include/*.h lib/include/qphs/*.h harness/scenario/*.h)
+FUZZ_LINK := $(LIB_SRC) $(sort $(wildcard harness/scenario/*.c)) harness/cli/jread.c
+FUZZ_OBJ := $(FUZZ_LINK:%.c=$(BUILD)/fuzz/obj/%.o)
+$(BUILD)/fuzz/obj/%.o: %.c | $(LAB_CONF_H)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LINK) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
-fuzz: deps-check $(FUZZ_BINS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+$(BUILD)/fuzz/libtarget.a: $(FUZZ_OBJ)
+	rm -f $@ && ar rcs $@ $^
+-include $(FUZZ_OBJ:.o=.d)
+$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/fuzz/libtarget.a $(wildcard lib/include/qphs/*.h harness/scenario/*.h) $(LAB_CONF_H)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/fuzz/libtarget.a $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
+# One loop for both: fuzz runs each target for FUZZ_SECONDS, fuzz-long
+# each to FUZZ_RUNS executions (hours; not in CI).  Corpora stay in
+# build/fuzz/corpus-NAME, so a later run starts where the last one ended.
+FUZZ_RUNS ?= 10000000
+define fuzz_loop
 	@set -e; for f in $(FUZZ_BINS); do \
 	  n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
 	  seeds=; [ -d fuzz/seeds/$$n ] && seeds=fuzz/seeds/$$n; \
-	  echo "# fuzz $$n for $(FUZZ_SECONDS)s"; \
-	  if $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ \
+	  echo "# fuzz $$n $(2)"; t0=$$(date +%s); \
+	  if $$f $(1) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ \
 	      $(BUILD)/fuzz/corpus-$$n $$seeds > $(BUILD)/fuzz/$$n.log 2>&1; then \
 	    grep -E 'stat::number_of_executed_units|^Done' $(BUILD)/fuzz/$$n.log; \
+	    echo "# fuzz $$n: $$(( $$(date +%s) - t0 )) s"; \
 	  else \
-	    grep -E 'ERROR|SUMMARY|Test unit written' $(BUILD)/fuzz/$$n.log; \
+	    grep -E 'ERROR|SUMMARY|Test unit written|^fuzz_' $(BUILD)/fuzz/$$n.log; \
 	    echo "# fuzz $$n found a problem: $(BUILD)/fuzz/$$n.log"; exit 1; \
 	  fi; \
 	done
+endef
+fuzz: deps-check $(FUZZ_BINS)
+	$(call fuzz_loop,-max_total_time=$(FUZZ_SECONDS),for $(FUZZ_SECONDS)s)
+fuzz-long: deps-check $(FUZZ_BINS)
+	$(call fuzz_loop,-runs=$(FUZZ_RUNS),to $(FUZZ_RUNS) executions)
 
 BENCH_BINS := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
@@ -278,7 +355,7 @@ bench: deps-check all $(BENCH_BINS)
 
 # make lab [KERNELS="6.1 6.12 7"] [LAB_ARGS="--tag smoke"]: the catalogue on the
 # best backend (netns here when netns/probe says so, else one VM boot per
-# kernel); TAP on stdout, results.json and junit.xml in build/lab/.
+# kernel); TAP on stdout, results.json, junit.xml and report.html in build/lab/.
 lab: deps-check all
 	$(QPLAB) run scenarios $(foreach k,$(KERNELS),--kernel $(k)) --out $(BUILD)/lab $(LAB_ARGS)
 	$(MAKE) lab-mooncake

@@ -441,7 +441,7 @@ int main(void)
 	sv.lat = malloc(MAX_SAMPLES * sizeof(double));
 	qphs_config_init(&cfg);
 	cfg.request_timeout_ms = 60000; /* the stalled ones must stay for the run */
-	if (!sv.lat || qphs_daemon_new(&cfg, &d) ||
+	if (!sv.lat || qphs_daemon_raise_nofile(&cfg, NULL, NULL, 0) || qphs_daemon_new(&cfg, &d) ||
 	    qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, reply_conn, NULL) ||
 	    qphs_daemon_listen(d, "127.0.0.1", 0) || qphs_daemon_start(d) || ceil_start(&ceil)) {
 		fprintf(stderr, "hs_load: setup failed\n");

@@ -28,9 +28,11 @@ if [ "${1:-}" = --quick ]; then quick=(--quick); shift; fi
 cd "$(dirname "$0")/.."
 topo=netns/topo
 json=$($topo up --name rdmab --hosts a,b --mode shared)
+# topo names it rdmab plus a unique suffix.
+name=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["name"])' <<<"$json")
 srv=
 stop_server() { [ -z "$srv" ] || { kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null || true; srv=; }; }
-trap 'stop_server; $topo down --name rdmab' EXIT
+trap 'stop_server; $topo down --name "$name"' EXIT
 # The hosts' devices, addresses and netdevs, as the rdma suite names them.
 eval "$(python3 -c '
 import json, sys

@@ -467,7 +467,7 @@ static json_object *op_raw_frame(struct mc_host *h, struct mca_request *r)
 	if (r->kind && !strcmp(r->kind, "stale_ack"))
 		return mca_unsupported(r->id, "raw_frame", "stale_ack: a Mooncake host's QP numbers "
 				       "and ready-ACKs are its engine's own; the C API sends none");
-	if ((len = qplab_raw_request_bytes(r->body, &bytes, err, sizeof(err))) < 0) {
+	if ((len = qplab_raw_request_bytes(r->hex, r->kind, &bytes, err, sizeof(err))) < 0) {
 		free(bytes);
 		return mca_reply(r->id, "raw_frame", false, "ERR_INVALID_ARGUMENT", err);
 	}

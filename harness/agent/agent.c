@@ -2,6 +2,7 @@
  * then serves JSON-line requests until `exit`, EOF, SIGTERM or SIGINT. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "agent.h"
 #include "cli/cli.h"
+#include "cli/jread.h"
 #include "qphs/body.h"
 
 #define LINE_MAX_BYTES 65536
@@ -129,6 +131,10 @@ static int start(struct agent *a, char *err, size_t errlen)
 		snprintf(err, errlen, "listen on %s: %s", a->listen, qphs_daemon_errstr(a->d));
 	if (!rc && !a->ctx_code)
 		a->ctx_code = open_context(a, a->ctx_error, sizeof(a->ctx_error));
+	if (!rc && qphs_daemon_raise_nofile(&a->cfg, NULL, err, errlen) != 0) {
+		fprintf(stderr, "qplab agent %s: warning: %s\n", a->host, err);
+		err[0] = '\0';
+	}
 	if (!rc && (rc = qphs_daemon_start(a->d)) != 0)
 		snprintf(err, errlen, "daemon: %s", qphs_daemon_errstr(a->d));
 	if (rc && !err[0])
@@ -189,33 +195,33 @@ static void ready(struct agent *a)
 
 static json_object *protocol_error(json_object *req, int code, const char *text)
 {
-	json_object *id = NULL, *op = NULL;
+	struct jread r = {0}; /* the error is text's; a bad id or op is left out */
+	json_object *id = NULL;
+	const char *op = NULL;
 
-	if (req && json_object_is_type(req, json_type_object)) {
-		json_object_object_get_ex(req, "id", &id);
-		json_object_object_get_ex(req, "op", &op);
-	}
-	return agent_reply(id, op ? json_object_get_string(op) : NULL, 0, code, text);
+	jread_value(&r, req, "id", json_type_int, &id);
+	jread_str(&r, req, "op", &op);
+	return agent_reply(id, op, 0, code, text);
 }
 
 /* One line in, one reply out.  Returns 1 after `exit`. */
 static int serve_line(struct agent *a, const char *line, size_t len, unsigned long lineno)
 {
-	json_object *req, *v;
+	struct jread r = {0};
+	json_object *req = NULL;
 	char text[128];
-	int quit = 0;
+	int quit = 0, v = 0;
 
 	if (len > LINE_MAX_BYTES) {
 		snprintf(text, sizeof(text), "line %lu: longer than %d bytes", lineno, LINE_MAX_BYTES);
 		emit(protocol_error(NULL, QPHS_ERR_INVALID_ARGUMENT, text));
 		return 0;
 	}
-	req = json_tokener_parse(line);
-	if (!req || !json_object_is_type(req, json_type_object)) {
+	if (jread_parse_object(&r, line, len, &req) != JREAD_OK) {
 		snprintf(text, sizeof(text), "line %lu: not a JSON object", lineno);
 		emit(protocol_error(NULL, QPHS_ERR_MALFORMED_JSON, text));
-	} else if (!json_object_object_get_ex(req, "v", &v) || !json_object_is_type(v, json_type_int) ||
-		   json_object_get_int(v) != AGENT_PROTO_VERSION) {
+	} else if (jread_int(&r, req, "v", INT_MIN, INT_MAX, &v) != JREAD_OK ||
+		   v != AGENT_PROTO_VERSION) {
 		emit(protocol_error(req, QPHS_ERR_INVALID_ARGUMENT, "protocol version: want \"v\": 1"));
 	} else {
 		emit(agent_serve(a, req, &quit));

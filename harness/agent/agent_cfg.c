@@ -1,90 +1,38 @@
 /* `qplab agent --config`: a scenario host's agent options and daemon fault
  * onto the library's config, lab hooks and fault.  Strict: an unknown key
  * or a value of the wrong type is an error naming it. */
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "agent.h"
+#include "cli/jread.h"
 
-struct cfgdec {
-	char *err;
-	size_t errlen;
-	int rc;
-};
+/* --config through the harness's JSON reader (cli/jread.h): a value of the
+ * wrong type, out of range or too long for its field is an error naming
+ * its key; the first one is what err says. */
+#define INT_ANY INT_MIN, INT_MAX
 
-static int bad(struct cfgdec *c, const char *fmt, const char *key)
-{
-	if (!c->rc) {
-		snprintf(c->err, c->errlen, fmt, key);
-		c->rc = QPHS_ERR_INVALID_ARGUMENT;
-	}
-	return -1;
-}
-
-/* 1 when key is present with type t (value in *v), 0 when absent. */
-static int take(struct cfgdec *c, json_object *o, const char *key, json_type t, json_object **v)
-{
-	if (!json_object_object_get_ex(o, key, v))
-		return 0;
-	if (!json_object_is_type(*v, t))
-		return bad(c, "--config: \"%s\" has the wrong JSON type", key);
-	return 1;
-}
-
-static void boolean(struct cfgdec *c, json_object *o, const char *key, bool *dst)
-{
-	json_object *v;
-
-	if (take(c, o, key, json_type_boolean, &v) > 0)
-		*dst = json_object_get_boolean(v);
-}
-
-static void integer(struct cfgdec *c, json_object *o, const char *key, int *dst)
-{
-	json_object *v;
-
-	if (take(c, o, key, json_type_int, &v) > 0)
-		*dst = (int)json_object_get_int64(v);
-}
-
-static void known_keys(struct cfgdec *c, json_object *o, const char *const *keys)
-{
-	json_object_object_foreach(o, key, val) {
-		size_t i = 0;
-
-		(void)val;
-		while (keys[i] && strcmp(keys[i], key))
-			i++;
-		if (!keys[i])
-			bad(c, "--config: unknown key \"%s\"", key);
-	}
-}
-
-static void advertise(struct cfgdec *c, struct agent *a, json_object *o)
+static void advertise(struct jread *r, struct agent *a, json_object *o)
 {
 	static const char *const keys[] = {"gid", "qpn", "qp_count", "address", NULL};
-	json_object *v;
-	int64_t qpn = 0;
+	int64_t qpn;
 
-	known_keys(c, o, keys);
-	if (take(c, o, "gid", json_type_string, &v) > 0) {
-		snprintf(a->hook_gid, sizeof(a->hook_gid), "%s", json_object_get_string(v));
+	jread_only_keys(r, o, keys, "agent.advertise");
+	if (jread_str_copy(r, o, "gid", a->hook_gid, sizeof(a->hook_gid)) == JREAD_OK)
 		a->hooks.advertise_gid = a->hook_gid;
-	}
-	if (take(c, o, "address", json_type_string, &v) > 0) {
-		snprintf(a->hook_server, sizeof(a->hook_server), "%s", json_object_get_string(v));
+	if (jread_str_copy(r, o, "address", a->hook_server, sizeof(a->hook_server)) == JREAD_OK)
 		a->hooks.advertise_server = a->hook_server;
-	}
 	/* Present means set, 0 too: QPN 0 is a case of its own. */
-	if (take(c, o, "qpn", json_type_int, &v) > 0) {
-		qpn = json_object_get_int64(v);
+	if (jread_int64(r, o, "qpn", 0, UINT32_MAX, &qpn) == JREAD_OK) {
 		a->hooks.advertise_qpn = (uint32_t)qpn;
 		a->hooks.advertise_qpn_set = true;
 	}
-	integer(c, o, "qp_count", &a->hooks.advertise_qp_count);
+	jread_int(r, o, "qp_count", INT_ANY, &a->hooks.advertise_qp_count);
 }
 
-static void agent_opts(struct cfgdec *c, struct agent *a, json_object *o)
+static void agent_opts(struct jread *r, struct agent *a, json_object *o)
 {
 	static const char *const keys[] = {"quirk", "mtu_negotiation", "ready_ack", "reset_policy",
 					   "strict_reset", "qp_timeout", "qp_retry_cnt",
@@ -92,74 +40,82 @@ static void agent_opts(struct cfgdec *c, struct agent *a, json_object *o)
 					   "delay_passive_rtr_ms", "advertise", "mtu_reread",
 					   "rd_atomic_clamp", "no_rdma_transport", NULL};
 	json_object *v;
+	const char *s;
 
-	known_keys(c, o, keys);
-	if (take(c, o, "quirk", json_type_string, &v) > 0)
-		snprintf(a->cfg.quirk_profile, sizeof(a->cfg.quirk_profile), "%s",
-			 json_object_get_string(v));
-	boolean(c, o, "mtu_negotiation", &a->cfg.mtu_negotiation);
-	boolean(c, o, "ready_ack", &a->cfg.ready_ack);
-	boolean(c, o, "strict_reset", &a->cfg.strict_reset);
-	boolean(c, o, "rd_atomic_clamp", &a->cfg.rd_atomic_clamp);
-	boolean(c, o, "mtu_reread", &a->cfg.mtu_reread);
-	if (take(c, o, "reset_policy", json_type_string, &v) > 0) {
-		if (!strcmp(json_object_get_string(v), "reuse"))
+	jread_only_keys(r, o, keys, "agent");
+	jread_str_copy(r, o, "quirk", a->cfg.quirk_profile, sizeof(a->cfg.quirk_profile));
+	jread_bool(r, o, "mtu_negotiation", &a->cfg.mtu_negotiation);
+	jread_bool(r, o, "ready_ack", &a->cfg.ready_ack);
+	jread_bool(r, o, "strict_reset", &a->cfg.strict_reset);
+	jread_bool(r, o, "rd_atomic_clamp", &a->cfg.rd_atomic_clamp);
+	jread_bool(r, o, "mtu_reread", &a->cfg.mtu_reread);
+	if (jread_str(r, o, "reset_policy", &s) == JREAD_OK) {
+		if (!strcmp(s, "reuse"))
 			a->cfg.reset_policy = QPHS_RESET_REUSE;
-		else if (!strcmp(json_object_get_string(v), "reconstruct"))
+		else if (!strcmp(s, "reconstruct"))
 			a->cfg.reset_policy = QPHS_RESET_RECONSTRUCT;
 		else
-			bad(c, "--config: reset_policy \"%s\": not reuse or reconstruct",
-			    json_object_get_string(v));
+			jread_fail(r, "reset_policy", "reset_policy \"%s\": not reuse or reconstruct", s);
 	}
-	integer(c, o, "qp_timeout", &a->cfg.qp_timeout);
-	integer(c, o, "qp_retry_cnt", &a->cfg.qp_retry_cnt);
-	integer(c, o, "qp_rnr_retry", &a->cfg.qp_rnr_retry);
-	integer(c, o, "reply_timeout_ms", &a->cfg.reply_timeout_ms);
-	integer(c, o, "delay_passive_rtr_ms", &a->hooks.passive_rtr_delay_ms);
-	boolean(c, o, "old_protocol", &a->cfg.old_protocol);
-	boolean(c, o, "no_rdma_transport", &a->no_rdma_transport);
-	if (take(c, o, "advertise", json_type_object, &v) > 0)
-		advertise(c, a, v);
+	jread_int(r, o, "qp_timeout", INT_ANY, &a->cfg.qp_timeout);
+	jread_int(r, o, "qp_retry_cnt", INT_ANY, &a->cfg.qp_retry_cnt);
+	jread_int(r, o, "qp_rnr_retry", INT_ANY, &a->cfg.qp_rnr_retry);
+	jread_int(r, o, "reply_timeout_ms", INT_ANY, &a->cfg.reply_timeout_ms);
+	jread_int(r, o, "delay_passive_rtr_ms", 0, INT_MAX, &a->hooks.passive_rtr_delay_ms);
+	jread_bool(r, o, "old_protocol", &a->cfg.old_protocol);
+	jread_bool(r, o, "no_rdma_transport", &a->no_rdma_transport);
+	if (jread_object(r, o, "advertise", &v) == JREAD_OK)
+		advertise(r, a, v);
 }
 
-static void fault_opts(struct cfgdec *c, struct agent *a, json_object *o)
+static void fault_types(struct jread *r, struct agent *a, json_object *o)
 {
-	static const char *const keys[] = {"name", "ms", "text", "seed", "types", NULL};
 	static const char *const tnames[] = {"connection", "metadata", "notify", "probe",
 					     "old-protocol"};
-	json_object *v, *t;
+	json_object *v;
+	const char *s;
+
+	if (jread_array(r, o, "types", &v) != JREAD_OK)
+		return;
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		unsigned k = 0;
+
+		if (jread_elem_str(r, v, "types", i, &s) != JREAD_OK)
+			continue;
+		while (k < 5 && strcmp(tnames[k], s))
+			k++;
+		if (k == 5)
+			jread_fail(r, "types", "fault type \"%s\" unknown", s);
+		else
+			a->fault.types |= 1u << k;
+	}
+}
+
+static void fault_opts(struct jread *r, struct agent *a, json_object *o)
+{
+	static const char *const keys[] = {"name", "ms", "text", "seed", "types", NULL};
+	const char *text;
 	char spec[300];
+	int64_t seed;
 	int ms = 0;
 
-	known_keys(c, o, keys);
-	if (take(c, o, "name", json_type_string, &v) <= 0) {
-		bad(c, "--config: fault needs \"%s\"", "name");
+	jread_only_keys(r, o, keys, "fault");
+	if (jread_str_copy(r, o, "name", a->fault_name, sizeof(a->fault_name)) != JREAD_OK) {
+		if (!r->errors)
+			jread_fail(r, "name", "fault needs \"name\"");
 		return;
 	}
-	snprintf(a->fault_name, sizeof(a->fault_name), "%s", json_object_get_string(v));
-	integer(c, o, "ms", &ms);
+	jread_int(r, o, "ms", 0, INT_MAX, &ms);
 	snprintf(spec, sizeof(spec), "%s", a->fault_name);
 	if (!strcmp(a->fault_name, "delay"))
 		snprintf(spec, sizeof(spec), "delay:%d", ms);
-	else if (!strcmp(a->fault_name, "reject") && take(c, o, "text", json_type_string, &t) > 0)
-		snprintf(spec, sizeof(spec), "reject:%s", json_object_get_string(t));
-	if (!c->rc && qphs_fault_parse(spec, &a->fault, c->err, c->errlen) != 0)
-		c->rc = QPHS_ERR_INVALID_ARGUMENT;
-	if (take(c, o, "seed", json_type_int, &v) > 0)
-		a->fault.seed = (uint64_t)json_object_get_int64(v);
-	if (take(c, o, "types", json_type_array, &v) > 0) {
-		for (size_t i = 0; i < json_object_array_length(v); i++) {
-			const char *s = json_object_get_string(json_object_array_get_idx(v, i));
-			unsigned k = 0;
-
-			while (k < 5 && strcmp(tnames[k], s ? s : ""))
-				k++;
-			if (k == 5)
-				bad(c, "--config: fault type \"%s\" unknown", s ? s : "?");
-			else
-				a->fault.types |= 1u << k;
-		}
-	}
+	else if (!strcmp(a->fault_name, "reject") && jread_str(r, o, "text", &text) == JREAD_OK)
+		snprintf(spec, sizeof(spec), "reject:%s", text);
+	if (!r->errors && qphs_fault_parse(spec, &a->fault, r->err, r->errlen) != 0)
+		r->errors++;
+	if (jread_int64(r, o, "seed", 0, INT64_MAX, &seed) == JREAD_OK)
+		a->fault.seed = (uint64_t)seed;
+	fault_types(r, a, o);
 }
 
 /* impl "mooncake-compat": a qplab agent that behaves as Mooncake 3b5a594
@@ -170,7 +126,7 @@ static void fault_opts(struct cfgdec *c, struct agent *a, json_object *o)
  * (RdmaTransport::onSetupRdmaConnections); and knows nothing of our
  * checksum extension.  Applied before the agent options, which may still
  * change any of it. */
-static void impl_opts(struct cfgdec *c, struct agent *a, const char *impl)
+static void impl_opts(struct jread *r, struct agent *a, const char *impl)
 {
 	if (!strcmp(impl, "mooncake-compat")) {
 		a->cfg.mtu_negotiation = false;
@@ -178,7 +134,7 @@ static void impl_opts(struct cfgdec *c, struct agent *a, const char *impl)
 		a->cfg.passive_build_first = true;
 		a->cfg.checksum_extension = false;
 	} else if (strcmp(impl, "qplab")) {
-		bad(c, "--config: impl \"%s\": not qplab or mooncake-compat", impl);
+		jread_fail(r, "impl", "impl \"%s\": not qplab or mooncake-compat", impl);
 		return;
 	}
 	snprintf(a->impl, sizeof(a->impl), "%s", impl);
@@ -187,23 +143,21 @@ static void impl_opts(struct cfgdec *c, struct agent *a, const char *impl)
 int agent_apply_config(struct agent *a, const char *json, char *err, size_t errlen)
 {
 	static const char *const keys[] = {"impl", "agent", "fault", NULL};
-	struct cfgdec c = {.err = err, .errlen = errlen};
-	json_object *o = json_tokener_parse(json), *v;
+	struct jread r = {.what = "--config", .err = err, .errlen = errlen};
+	json_object *o, *v;
+	const char *impl;
 
-	if (!o || !json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
-		snprintf(err, errlen, "--config: not a JSON object");
+	if (jread_parse_object(&r, json, strlen(json), &o) != JREAD_OK)
 		return QPHS_ERR_INVALID_ARGUMENT;
-	}
-	known_keys(&c, o, keys);
-	if (take(&c, o, "impl", json_type_string, &v) > 0)
-		impl_opts(&c, a, json_object_get_string(v));
-	if (take(&c, o, "agent", json_type_object, &v) > 0)
-		agent_opts(&c, a, v);
-	if (take(&c, o, "fault", json_type_object, &v) > 0)
-		fault_opts(&c, a, v);
+	jread_only_keys(&r, o, keys, NULL);
+	if (jread_str(&r, o, "impl", &impl) == JREAD_OK)
+		impl_opts(&r, a, impl);
+	if (jread_object(&r, o, "agent", &v) == JREAD_OK)
+		agent_opts(&r, a, v);
+	if (jread_object(&r, o, "fault", &v) == JREAD_OK)
+		fault_opts(&r, a, v);
 	json_object_put(o);
-	if (!c.rc && qphs_config_validate(&a->cfg, err, errlen) != 0)
-		c.rc = QPHS_ERR_INVALID_ARGUMENT;
-	return c.rc;
+	if (!r.errors && qphs_config_validate(&a->cfg, err, errlen) != 0)
+		r.errors++;
+	return r.errors ? QPHS_ERR_INVALID_ARGUMENT : 0;
 }

@@ -5,6 +5,7 @@
  * Probe, and — when the daemon is this agent's own — the reason it logged
  * (qphs_daemon_last_refusal).  docs/agent-protocol.md "raw_frame".
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "cli/jread.h"
 #include "hs/raw_frame.h"
 
 static double now_ms(void)
@@ -59,24 +61,24 @@ static json_object *frame_reply(json_object *id, int rc, const char *text, const
 
 json_object *agent_op_raw_frame(struct agent *a, json_object *id, json_object *req)
 {
-	json_object *v;
-	const char *addr = qphs_daemon_address(a->d);
+	const char *addr = qphs_daemon_address(a->d), *kind = NULL, *hex = NULL;
 	int ms = 2000, own, fd, alive, got = 0;
 	struct qphs_daemon_refusal before, r;
 	struct qplab_raw_outcome o = {.word = "silent"};
 	uint8_t *bytes = NULL;
 	char err[300] = "";
+	struct jread jr = {.what = "request", .err = err, .errlen = sizeof(err)};
 	long len;
 
-	if (json_object_object_get_ex(req, "kind", &v) && json_object_is_type(v, json_type_string) &&
-	    !strcmp(json_object_get_string(v), "stale_ack"))
+	if (jread_str(&jr, req, "kind", &kind) == JREAD_OK && !strcmp(kind, "stale_ack"))
 		return agent_op_stale_ack(a, id, req);
-	if (json_object_object_get_ex(req, "address", &v) && json_object_is_type(v, json_type_string))
-		addr = json_object_get_string(v);
-	if (json_object_object_get_ex(req, "deadline_ms", &v) && json_object_is_type(v, json_type_int))
-		ms = json_object_get_int(v) > 0 ? json_object_get_int(v) : ms;
+	jread_str(&jr, req, "hex", &hex);
+	jread_str(&jr, req, "address", &addr);
+	jread_int(&jr, req, "deadline_ms", 1, INT_MAX, &ms);
+	if (jr.errors)
+		return agent_reply(id, "raw_frame", 0, QPHS_ERR_INVALID_ARGUMENT, err);
 	own = !strcmp(addr, qphs_daemon_address(a->d));
-	if ((len = qplab_raw_request_bytes(req, &bytes, err, sizeof(err))) < 0) {
+	if ((len = qplab_raw_request_bytes(hex, kind, &bytes, err, sizeof(err))) < 0) {
 		free(bytes);
 		return agent_reply(id, "raw_frame", 0, QPHS_ERR_INVALID_ARGUMENT, err);
 	}

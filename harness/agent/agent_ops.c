@@ -1,12 +1,14 @@
 /* The agent's requests: connect, datapath, disconnect, probe, exit (report
  * is agent_report.c).  Each returns one reply object. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "agent.h"
+#include "cli/jread.h"
 
 static double now_ms(void)
 {
@@ -49,22 +51,14 @@ json_object *agent_reply(json_object *id, const char *op, int ok, int code, cons
 	return o;
 }
 
-static const char *str_arg(json_object *req, const char *key)
+/* A request's arguments go through the harness's JSON reader (cli/jread.h):
+ * one of the wrong type or out of range is the request's error reply,
+ * never a default. */
+#define REQ_READER(buf) {.what = "request", .err = (buf), .errlen = sizeof(buf)}
+
+static json_object *bad_args(json_object *id, const char *op, const char *err)
 {
-	json_object *v;
-
-	if (!json_object_object_get_ex(req, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
-static int64_t int_arg(json_object *req, const char *key, int64_t dflt)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(req, key, &v) || !json_object_is_type(v, json_type_int))
-		return dflt;
-	return json_object_get_int64(v);
+	return agent_reply(id, op, 0, QPHS_ERR_INVALID_ARGUMENT, err);
 }
 
 void agent_remember(struct agent *a, int rc, const char *text, struct qphs_endpoint *ep)
@@ -105,13 +99,19 @@ static int64_t barrier(int64_t at_ns)
 
 static json_object *op_connect(struct agent *a, json_object *id, json_object *req)
 {
-	const char *peer = str_arg(req, "peer");
-	int64_t at = int_arg(req, "at_realtime_ns", -1), late = 0;
+	char err[160] = "";
+	struct jread r = REQ_READER(err);
+	const char *peer = NULL;
+	int64_t at = -1, late = 0;
 	struct qphs_endpoint *ep = NULL;
 	json_object *o;
 	double t0;
 	int rc;
 
+	jread_str(&r, req, "peer", &peer);
+	jread_int64(&r, req, "at_realtime_ns", INT64_MIN, INT64_MAX, &at);
+	if (r.errors)
+		return bad_args(id, "connect", err);
 	if (!peer)
 		return agent_reply(id, "connect", 0, QPHS_ERR_INVALID_ARGUMENT, "connect: \"peer\" missing");
 	if (at > 0)
@@ -146,28 +146,28 @@ static const char *wc_word(const char *s)
 	return !strncmp(s, "no completion", 13) || !strcmp(s, "not posted") || !s[0] ? "none" : s;
 }
 
-static int bool_arg(json_object *req, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(req, key, &v) && json_object_is_type(v, json_type_boolean) &&
-	       json_object_get_boolean(v);
-}
-
 static json_object *op_datapath(struct agent *a, json_object *id, json_object *req)
 {
-	const char *peer = str_arg(req, "peer");
-	struct qphs_data_opts opts = {.bytes = (size_t)int_arg(req, "bytes", 4096),
-				      .timeout_ms = (int)int_arg(req, "deadline_ms", 10000),
-				      .read_only = bool_arg(req, "read_only")};
-	int64_t bytes = int_arg(req, "bytes", 4096);
+	char err[160] = "";
+	struct jread r = REQ_READER(err);
+	const char *peer = NULL;
+	int64_t bytes = 4096;
+	int deadline = 10000;
+	bool read_only = false;
+	struct qphs_data_opts opts;
 	struct qphs_data_result res;
 	struct qphs_endpoint *ep;
 	const char *wc = "none", *word = "not_run";
 	json_object *o;
 	int rc, posted;
 
-	if (!peer || bytes <= 0 || bytes > QPHS_CHECK_REGION_BYTES)
+	jread_str(&r, req, "peer", &peer);
+	jread_int64(&r, req, "bytes", 1, QPHS_CHECK_REGION_BYTES, &bytes);
+	jread_int(&r, req, "deadline_ms", 1, INT_MAX, &deadline);
+	jread_bool(&r, req, "read_only", &read_only);
+	if (r.errors)
+		return bad_args(id, "datapath", err);
+	if (!peer)
 		return agent_reply(id, "datapath", 0, QPHS_ERR_INVALID_ARGUMENT,
 				   "datapath: needs \"peer\" and 1..1048576 \"bytes\"");
 	memset(&res, 0, sizeof(res));
@@ -176,6 +176,8 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 		rc = QPHS_ERR_ENDPOINT;
 		snprintf(res.text, sizeof(res.text), "no endpoint for %s", peer);
 	} else {
+		opts = (struct qphs_data_opts){.bytes = (size_t)bytes, .timeout_ms = deadline,
+					       .read_only = read_only};
 		rc = qphs_endpoint_check_data_opts(ep, &opts, &res);
 		/* Nothing posted (endpoint not connected) is "not_run", not a failure. */
 		posted = strcmp(res.write_status, "not posted") || strcmp(res.read_status, "not posted");
@@ -200,10 +202,14 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 
 static json_object *op_disconnect(struct agent *a, json_object *id, json_object *req)
 {
-	const char *peer = str_arg(req, "peer");
+	char err[160] = "";
+	struct jread r = REQ_READER(err);
+	const char *peer = NULL;
 	struct qphs_endpoint *ep;
 	int rc;
 
+	if (jread_str(&r, req, "peer", &peer) == JREAD_ERROR)
+		return bad_args(id, "disconnect", err);
 	if (!peer)
 		return agent_reply(id, "disconnect", 0, QPHS_ERR_INVALID_ARGUMENT,
 				   "disconnect: \"peer\" missing");
@@ -216,13 +222,19 @@ static json_object *op_disconnect(struct agent *a, json_object *id, json_object 
 
 static json_object *op_probe(struct agent *a, json_object *id, json_object *req)
 {
-	const char *addr = str_arg(req, "address");
+	char err[160] = "";
+	struct jread r = REQ_READER(err);
+	const char *addr = NULL;
 	struct qphs_client_result res;
 	struct qphs_config cfg = a->cfg;
 	json_object *o;
 	int rc;
 
-	cfg.reply_timeout_ms = (int)int_arg(req, "deadline_ms", 2000);
+	cfg.reply_timeout_ms = 2000;
+	jread_str(&r, req, "address", &addr);
+	jread_int(&r, req, "deadline_ms", 1, INT_MAX, &cfg.reply_timeout_ms);
+	if (r.errors)
+		return bad_args(id, "probe", err);
 	cfg.connect_timeout_s = 1 + cfg.reply_timeout_ms / 1000;
 	memset(&res, 0, sizeof(res));
 	rc = qphs_client_request(&cfg, addr ? addr : qphs_daemon_address(a->d), QPHS_HS_PROBE, "{}", 2,
@@ -236,13 +248,16 @@ static json_object *op_probe(struct agent *a, json_object *id, json_object *req)
 
 json_object *agent_serve(struct agent *a, json_object *req, int *quit)
 {
-	const char *op = str_arg(req, "op");
+	char text[160] = "";
+	struct jread r = REQ_READER(text);
+	const char *op = NULL;
 	json_object *id = NULL;
-	char text[160];
 
-	json_object_object_get_ex(req, "id", &id);
-	if (!id || !json_object_is_type(id, json_type_int))
-		return agent_reply(NULL, op, 0, QPHS_ERR_INVALID_ARGUMENT, "request: integer \"id\" missing");
+	jread_str(&r, req, "op", &op);
+	if (jread_value(&r, req, "id", json_type_int, &id) != JREAD_OK)
+		return bad_args(NULL, op, r.errors ? text : "request: integer \"id\" missing");
+	if (r.errors)
+		return bad_args(id, NULL, text);
 	if (!op)
 		return agent_reply(id, NULL, 0, QPHS_ERR_INVALID_ARGUMENT, "request: \"op\" missing");
 	if (!a->ctx && (!strcmp(op, "connect") || !strcmp(op, "datapath") ||

@@ -3,15 +3,18 @@
  * current QP set and of the one before (a reconnect — disconnect and
  * connect, or the peer's restart — builds new QPs), and `raw_frame` with
  * kind "stale_ack" re-sends to that peer the ready-ACK of the previous set:
- * the second Connection request of SPEC §4 ("ready_ack": true), with the old
+ * the second Connection request of the ready-ACK exchange ("ready_ack": true,
+ * as Mooncake's RdmaEndPoint::sendReadyAck sends it), with the old
  * qp_num.  A correct peer refuses it with Mooncake's text ("Received stale
  * RDMA ready ACK with mismatched peer QP numbers").
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
+#include "cli/jread.h"
 #include "qphs/body.h"
 
 #define MAX_EPS 64
@@ -126,18 +129,18 @@ static int send_ack(struct agent *a, const char *peer, const char *json, size_t 
 
 json_object *agent_op_stale_ack(struct agent *a, json_object *id, json_object *req)
 {
-	json_object *v, *o;
+	json_object *o, *v;
 	const char *peer = NULL;
 	struct agent_qpset *s = NULL;
 	char recv[512] = "", err[600] = "", *json = NULL;
+	struct jread jr = {.what = "request", .err = err, .errlen = sizeof(err)};
 	size_t len = 0;
 	int ms = 2000, rc;
 
-	if (json_object_object_get_ex(req, "peer", &v) && json_object_is_type(v, json_type_string))
-		peer = json_object_get_string(v);
-	if (json_object_object_get_ex(req, "deadline_ms", &v) && json_object_is_type(v, json_type_int) &&
-	    json_object_get_int(v) > 0)
-		ms = json_object_get_int(v);
+	jread_str(&jr, req, "peer", &peer);
+	jread_int(&jr, req, "deadline_ms", 1, INT_MAX, &ms);
+	if (jr.errors)
+		return agent_reply(id, "raw_frame", 0, QPHS_ERR_INVALID_ARGUMENT, err);
 	if (!peer)
 		return agent_reply(id, "raw_frame", 0, QPHS_ERR_INVALID_ARGUMENT,
 				   "raw_frame stale_ack: \"peer\" (a nic path) missing");

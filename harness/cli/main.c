@@ -15,7 +15,8 @@ static const struct subcommand subcommands[] = {
 	{"vm", cmd_script, "run a command in a throwaway VM with rdma_rxe"},
 	{"topo", cmd_script, "build and tear down lab topologies (netns, veth, rxe)"},
 	{"doctor", cmd_script, "what this machine can run, and why not"},
-	{"run", cmd_run, "run lab scenarios: TAP, results.json, junit.xml"},
+	{"run", cmd_run, "run lab scenarios: TAP, results.json, junit.xml, report.html"},
+	{"report", cmd_report, "the HTML report of a results.json (from any machine)"},
 	{"agent", cmd_agent, "one lab host: device, daemon, JSON-line requests"},
 	{"quirks", cmd_quirks, "probe what the RDMA driver does with QP transitions"},
 };

@@ -1,4 +1,4 @@
-/* Named bad frames (SPEC §1 layout, encoded by hand). */
+/* Named bad frames (the frame layout of qphs/frame.h, encoded by hand). */
 #include <string.h>
 
 #include "bad_frame.h"

@@ -4,7 +4,7 @@
  * The names are the FAULT names of the error table's frame rows
  * (-1000..-1019): each frame provokes that row's error in a daemon that
  * decodes it (zero-length, oversize, truncate, garbage, empty-body,
- * not-json, trailing).  The frame layout is SPEC §1; this file encodes it
+ * not-json, trailing).  The frame layout is qphs/frame.h's; this file encodes it
  * by hand so the runner does not depend on the library's encoder being
  * right — the daemon's decoder is what is under test.
  */

@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "cli/cli.h"
+#include "cli/jread.h"
 #include "qphs/body.h"
 #include "hs_codec.h"
 #include "qphs.h"
@@ -124,7 +125,9 @@ static int reencode_notify(const char *in, size_t len, char **out, size_t *out_l
 static int reencode_probe(const char *in, size_t len, char **out, size_t *out_len,
 			  char *err, size_t errlen)
 {
-	struct json_object *obj, *status;
+	struct json_object *obj;
+	struct jread r = {0};
+	const char *status = "";
 	int rc = qphs_probe_parse(in, len, err, errlen);
 	int keys;
 
@@ -136,9 +139,8 @@ static int reencode_probe(const char *in, size_t len, char **out, size_t *out_le
 		*out = strdup("{}\n");
 		*out_len = 3;
 		rc = *out ? 0 : QPHS_ERR_MEMORY;
-	} else if (keys == 1 && json_object_object_get_ex(obj, "status", &status) &&
-		   json_object_is_type(status, json_type_string) &&
-		   !strcmp(json_object_get_string(status), "success")) {
+	} else if (keys == 1 && jread_str(&r, obj, "status", &status) == JREAD_OK &&
+		   !strcmp(status, "success")) {
 		rc = qphs_probe_reply_encode(out, out_len);
 	} else {
 		snprintf(err, errlen, "a probe body is {} or {\"status\":\"success\"}; "

@@ -1,5 +1,5 @@
-/* `qplab hs send`'s exit codes: 10 + k for failure kind k (DESIGN.md's one
- * table).  Kinds 1-9 follow DESIGN.md's order, 10-13 came later; each names the error codes
+/* `qplab hs send`'s exit codes: 10 + k for failure kind k, one table.
+ * Kinds 1-9 came first, 10-13 later; each names the error codes
  * of lib/client that fall under it, so the table below is both the mapping
  * and what --help and docs/hs.md print. */
 #include <stdio.h>

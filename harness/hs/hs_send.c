@@ -25,36 +25,6 @@ static void send_usage(FILE *out)
 	hs_exit_table_print(out);
 }
 
-/* Reads a whole file ("-" = stdin) into a malloc'd buffer. */
-static char *read_body(const char *path, size_t *len)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-	size_t cap = 4096, n = 0;
-	char *buf;
-
-	if (!f)
-		return NULL;
-	buf = malloc(cap);
-	while (buf) {
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (n < cap)
-			break;
-		char *bigger = cap < ((size_t)128 << 20) ? realloc(buf, cap * 2) : NULL;
-		if (!bigger) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = bigger;
-		cap *= 2;
-	}
-	if (f != stdin)
-		fclose(f);
-	*len = n;
-	return buf;
-}
-
 static const char *default_body(int type)
 {
 	switch (type) {
@@ -161,9 +131,12 @@ int hs_send_main(int argc, char **argv)
 	if (a.type < 0)
 		a.type = QPHS_HS_CONNECTION;
 	if (a.body_path) {
-		body = owned = read_body(a.body_path, &len);
-		if (!owned)
-			return qplab_usage_error("--body %s: %s", a.body_path, strerror(errno));
+		/* As long as a frame may be (MC_HANDSHAKE_MAX_LENGTH's upper
+		 * bound): a longer one is a daemon's limit to test with the
+		 * length alone (hs encode --raw). */
+		if (qplab_read_file(a.body_path, QPHS_MAX_LENGTH_MAX, &owned, &len, err, sizeof(err)))
+			return qplab_usage_error("--body %s: %s", a.body_path, err);
+		body = owned;
 	} else {
 		body = default_body(a.type);
 		if (!body)

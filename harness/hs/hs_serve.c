@@ -52,10 +52,10 @@ static void serve_usage(FILE *out)
 		"A Mooncake-compatible handshake peer without RDMA.  Prints\n"
 		"'listening on ADDR:PORT' first (PORT 0 = a random port in\n"
 		"[MC_MIN_RPC_PORT, MC_MAX_RPC_PORT]), logs one line per request on\n"
-		"stderr, and runs until SIGINT or SIGTERM.  Probe, Notify and Metadata\n"
-		"get SPEC answers; Connection gets --reply FILE verbatim or a built-in\n"
-		"HandShakeDesc mirroring the request's nic paths, one QP number (1000,\n"
-		"1001, ...) per requested QP.\n\n"
+		"stderr, and runs until SIGINT or SIGTERM.  Probe and Notify get\n"
+		"Mooncake's answers, Metadata a fixed segment descriptor; Connection gets\n"
+		"--reply FILE verbatim or a built-in HandShakeDesc mirroring the\n"
+		"request's nic paths, one QP number (1000, 1001, ...) per requested QP.\n\n"
 		"--fault KIND (and the client error it must produce; the names are the\n"
 		"FAULT column of the error table):\n");
 	print_faults(out);
@@ -144,29 +144,6 @@ static void on_request(struct qphs_request *req, void *user)
 	}
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && n <= (1L << 20) &&
-	    fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)n + 1);
-		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		*len = (size_t)n;
-	} else {
-		errno = EINVAL;
-	}
-	fclose(f);
-	return buf;
-}
-
 struct serve_args {
 	const char *listen, *reply, *fault;
 	unsigned long long seed;
@@ -229,9 +206,9 @@ static int setup(struct serve_args *a, struct serve *s)
 	s->fault.seed = a->seed;
 	if (a->reply) {
 		struct json_object *obj;
-		s->reply = slurp(a->reply, &s->reply_len);
-		if (!s->reply)
-			return qplab_usage_error("--reply %s: %s", a->reply, strerror(errno));
+		if (qplab_read_file(a->reply, QPHS_MAX_LENGTH_MAX, &s->reply, &s->reply_len, err,
+				    sizeof(err)))
+			return qplab_usage_error("--reply %s: %s", a->reply, err);
 		if (qphs_json_parse(s->reply, s->reply_len, &obj, err, sizeof(err)) != 0)
 			return qplab_usage_error("--reply %s: %s", a->reply, err);
 		json_object_put(obj);
@@ -244,6 +221,7 @@ static int setup(struct serve_args *a, struct serve *s)
 static int run(struct serve_args *a, struct serve *s, const char *host, uint16_t port)
 {
 	struct qphs_daemon *d = NULL;
+	char err[256];
 	sigset_t set;
 	int sig, rc;
 
@@ -258,6 +236,8 @@ static int run(struct serve_args *a, struct serve *s, const char *host, uint16_t
 		rc = qphs_daemon_set_fault(d, &s->fault);
 	if (rc == 0)
 		rc = qphs_daemon_listen(d, host, port);
+	if (rc == 0 && qphs_daemon_raise_nofile(&a->cfg, NULL, err, sizeof(err)) != 0)
+		fprintf(stderr, "qplab hs serve: warning: %s\n", err);
 	if (rc == 0)
 		rc = qphs_daemon_start(d);
 	if (rc != 0) {

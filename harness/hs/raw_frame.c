@@ -24,33 +24,16 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0'
-	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
-				      : -1;
-}
-
-/* "0a 0B ff" -> bytes (malloc'd).  Returns the length, or -1. */
+/* "0a 0B ff" -> bytes (malloc'd).  Returns the length, or -1 (also for
+ * no bytes at all). */
 static long unhex(const char *hex, uint8_t **out)
 {
 	size_t n = strlen(hex), k = 0;
 	uint8_t *b = malloc(n / 2 + 1);
 
-	if (!b)
+	if (!b || qphs_hex_decode(hex, n, 0, b, n / 2 + 1, &k, NULL) || !k) {
+		free(b);
 		return -1;
-	for (size_t i = 0; i < n;) {
-		if (hex[i] == ' ') {
-			i++;
-			continue;
-		}
-		if (i + 1 >= n || hexval(hex[i]) < 0 || hexval(hex[i + 1]) < 0) {
-			free(b);
-			return -1;
-		}
-		b[k++] = (uint8_t)(hexval(hex[i]) << 4 | hexval(hex[i + 1]));
-		i += 2;
 	}
 	*out = b;
 	return (long)k;
@@ -123,31 +106,29 @@ void qplab_raw_exchange(int fd, const uint8_t *b, size_t len, int ms, struct qpl
 	o->waited_ms = now_ms() - t0;
 }
 
-long qplab_raw_request_bytes(json_object *req, uint8_t **bytes, char *err, size_t errlen)
+long qplab_raw_request_bytes(const char *hex, const char *kind, uint8_t **bytes, char *err,
+			     size_t errlen)
 {
-	json_object *v;
-
-	if (json_object_object_get_ex(req, "hex", &v) && json_object_is_type(v, json_type_string)) {
-		long n = unhex(json_object_get_string(v), bytes);
+	if (hex) {
+		long n = unhex(hex, bytes);
 
 		if (n <= 0)
 			snprintf(err, errlen, "raw_frame: \"hex\" is not pairs of hex digits");
 		return n > 0 ? n : -1;
 	}
-	if (json_object_object_get_ex(req, "kind", &v) && json_object_is_type(v, json_type_string)) {
+	if (kind) {
 		size_t len = 0;
 
 		*bytes = malloc(QPLAB_BAD_FRAME_MAX);
-		if (*bytes && qplab_bad_frame(json_object_get_string(v), *bytes, &len) == 0)
+		if (*bytes && qplab_bad_frame(kind, *bytes, &len) == 0)
 			return (long)len;
 		snprintf(err, errlen, "raw_frame: unknown kind \"%.60s\" (a frame FAULT name, or "
-			 "stale_ack)", json_object_get_string(v));
+			 "stale_ack)", kind);
 		return -1;
 	}
 	snprintf(err, errlen, "raw_frame: needs \"hex\" or \"kind\"");
 	return -1;
 }
-
 
 int qplab_raw_probe(const struct qphs_config *base, const char *addr, int ms)
 {

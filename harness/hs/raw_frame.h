@@ -8,7 +8,6 @@
 #ifndef QPLAB_RAW_FRAME_H
 #define QPLAB_RAW_FRAME_H
 
-#include <json-c/json.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,11 +19,12 @@ struct qplab_raw_outcome {
 	double waited_ms;         /* from the write to the outcome */
 };
 
-/* The request's bytes: its "hex" (pairs of hex digits, spaces allowed
- * between pairs) or its "kind" (a frame FAULT name, hs/bad_frame.h).
- * Returns the length with *bytes malloc'd (caller frees; also on error),
- * or -1 with the reason in err. */
-long qplab_raw_request_bytes(json_object *req, uint8_t **bytes, char *err, size_t errlen);
+/* The request's bytes: its "hex" (pairs of hex digits, qphs_hex_decode's
+ * spacing) when not NULL, else its "kind" (a frame FAULT name,
+ * hs/bad_frame.h).  Returns the length with *bytes malloc'd (caller frees;
+ * also on error), or -1 with the reason in err. */
+long qplab_raw_request_bytes(const char *hex, const char *kind, uint8_t **bytes, char *err,
+			     size_t errlen);
 
 /* A blocking TCP connection to addr ("host:port", bracketed IPv6) within
  * ms.  Returns the fd, or -1 with the reason in err. */

@@ -27,7 +27,7 @@ static void usage(FILE *out)
 		"  --device DEV        the probed device (default: the first rxe device)\n"
 		"  --peer-device DEV   where the peer QPs live (default: DEV; rxe loops back)\n"
 		"  --port N            port (1)\n"
-		"  --gid-index N       sgid index (default: automatic, SPEC 7 ranking)\n"
+		"  --gid-index N       sgid index (default: automatic, the library's ranking)\n"
 		"  --peer-gid-index N  the peer's (default: automatic)\n"
 		"  --quirk NAME        probe through a quirk profile: shows what it fakes on top\n"
 		"                      of the real driver; repeatable, 'none' = the real driver\n"

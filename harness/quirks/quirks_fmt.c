@@ -1,8 +1,11 @@
 /* The probe results as JSON, as a text table and as a markdown matrix.
  * Pure: no device, no process; tests/unit/test_quirks_fmt.c covers it. */
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/jread.h"
 #include "quirks.h"
 
 #define ADD(o, k, v) json_object_object_add(o, k, v)
@@ -60,123 +63,85 @@ json_object *quirks_to_json(const char *kernel, const struct qphs_probe_info *in
 
 /* ---- decoding ------------------------------------------------------------ */
 
-static int get(json_object *o, const char *k, json_type t, json_object **v, char *err, size_t len)
+/* A probe document through the harness's JSON reader (cli/jread.h): every
+ * key is required, of its type, and fits its field. */
+#define INT_ANY INT_MIN, INT_MAX
+
+static void info_from(struct jread *r, json_object *o, struct qphs_probe_info *in)
 {
-	if (!json_object_object_get_ex(o, k, v) || !json_object_is_type(*v, t)) {
-		snprintf(err, len, "key '%s' missing or not %s", k, json_type_to_name(t));
-		return -1;
-	}
-	return 0;
-}
-
-static int get_str(json_object *o, const char *k, char *out, size_t cap, char *err, size_t len)
-{
-	json_object *v;
-
-	if (get(o, k, json_type_string, &v, err, len))
-		return -1;
-	if ((size_t)json_object_get_string_len(v) >= cap) {
-		snprintf(err, len, "key '%s' longer than %zu bytes", k, cap - 1);
-		return -1;
-	}
-	memcpy(out, json_object_get_string(v), (size_t)json_object_get_string_len(v) + 1);
-	return 0;
-}
-
-static int get_int(json_object *o, const char *k, int *out, char *err, size_t len)
-{
-	json_object *v;
-
-	if (get(o, k, json_type_int, &v, err, len))
-		return -1;
-	*out = json_object_get_int(v);
-	return 0;
-}
-
-static int info_from(json_object *o, struct qphs_probe_info *in, char *err, size_t len)
-{
-	int vendor = 0;
+	int64_t vendor = 0;
 
 	memset(in, 0, sizeof(*in));
-	return get_str(o, "device", in->device, sizeof(in->device), err, len) ||
-	       get_str(o, "peer_device", in->peer_device, sizeof(in->peer_device), err, len) ||
-	       get_str(o, "driver", in->driver, sizeof(in->driver), err, len) ||
-	       get_str(o, "quirk", in->quirk, sizeof(in->quirk), err, len) ||
-	       get_int(o, "port", &in->port, err, len) ||
-	       get_int(o, "gid_index", &in->gid_index, err, len) ||
-	       get_int(o, "peer_gid_index", &in->peer_gid_index, err, len) ||
-	       get_int(o, "gid_tbl_len", &in->gid_tbl_len, err, len) ||
-	       get_int(o, "active_mtu", &in->active_mtu, err, len) ||
-	       get_int(o, "max_mtu", &in->max_mtu, err, len) ||
-	       get_int(o, "max_qp_rd_atom", &in->max_qp_rd_atom, err, len) ||
-	       get_int(o, "max_qp_init_rd_atom", &in->max_qp_init_rd_atom, err, len) ||
-	       get_int(o, "vendor_id", &vendor, err, len) ||
-	       (in->vendor_id = (uint32_t)vendor, 0) ||
-	       get_int(o, "qp_timeout", &in->qp_timeout, err, len) ||
-	       get_int(o, "deadline_ms", &in->deadline_ms, err, len)
-		       ? -1
-		       : 0;
+	jread_str_copy(r, o, "device", in->device, sizeof(in->device));
+	jread_str_copy(r, o, "peer_device", in->peer_device, sizeof(in->peer_device));
+	jread_str_copy(r, o, "driver", in->driver, sizeof(in->driver));
+	jread_str_copy(r, o, "quirk", in->quirk, sizeof(in->quirk));
+	jread_int(r, o, "port", INT_ANY, &in->port);
+	jread_int(r, o, "gid_index", INT_ANY, &in->gid_index);
+	jread_int(r, o, "peer_gid_index", INT_ANY, &in->peer_gid_index);
+	jread_int(r, o, "gid_tbl_len", INT_ANY, &in->gid_tbl_len);
+	jread_int(r, o, "active_mtu", INT_ANY, &in->active_mtu);
+	jread_int(r, o, "max_mtu", INT_ANY, &in->max_mtu);
+	jread_int(r, o, "max_qp_rd_atom", INT_ANY, &in->max_qp_rd_atom);
+	jread_int(r, o, "max_qp_init_rd_atom", INT_ANY, &in->max_qp_init_rd_atom);
+	jread_int64(r, o, "vendor_id", 0, UINT32_MAX, &vendor);
+	in->vendor_id = (uint32_t)vendor;
+	jread_int(r, o, "qp_timeout", INT_ANY, &in->qp_timeout);
+	jread_int(r, o, "deadline_ms", INT_ANY, &in->deadline_ms);
 }
 
-static int row_from(json_object *o, struct qphs_probe_row *r, char *err, size_t len)
+static void row_from(struct jread *r, json_object *o, struct qphs_probe_row *row)
 {
-	json_object *v;
+	bool ran = false;
 
-	memset(r, 0, sizeof(*r));
-	if (!json_object_is_type(o, json_type_object)) {
-		snprintf(err, len, "a row is not an object");
-		return -1;
-	}
-	if (get_str(o, "probe", r->name, sizeof(r->name), err, len) ||
-	    get(o, "ran", json_type_boolean, &v, err, len))
-		return -1;
-	r->ran = json_object_get_boolean(v);
-	if (get_int(o, "ret", &r->ret, err, len) ||
-	    get_str(o, "errno", r->err, sizeof(r->err), err, len) ||
-	    get_str(o, "state", r->state, sizeof(r->state), err, len) ||
-	    get_str(o, "completion", r->completion, sizeof(r->completion), err, len) ||
-	    get_str(o, "note", r->note, sizeof(r->note), err, len))
-		return -1;
-	/* json-c writes 2.0 as 2.0 but 0 as 0: accept both number types. */
-	if (!json_object_object_get_ex(o, "ms", &v) ||
-	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))) {
-		snprintf(err, len, "key 'ms' missing or not a number");
-		return -1;
-	}
-	r->ms = json_object_get_double(v);
-	return 0;
+	memset(row, 0, sizeof(*row));
+	jread_str_copy(r, o, "probe", row->name, sizeof(row->name));
+	jread_bool(r, o, "ran", &ran);
+	row->ran = ran;
+	jread_int(r, o, "ret", INT_ANY, &row->ret);
+	jread_str_copy(r, o, "errno", row->err, sizeof(row->err));
+	jread_str_copy(r, o, "state", row->state, sizeof(row->state));
+	jread_str_copy(r, o, "completion", row->completion, sizeof(row->completion));
+	jread_str_copy(r, o, "note", row->note, sizeof(row->note));
+	/* json-c writes 2.0 as 2.0 but 0 as 0: a number of either type. */
+	jread_double(r, o, "ms", &row->ms);
 }
 
 int quirks_from_json(json_object *doc, struct quirks_column *col, char *err, size_t len)
 {
-	json_object *v, *rows;
-	int ver;
-	char e[200] = "";
+	struct jread r = {.err = err, .errlen = len, .all_required = true};
+	json_object *info, *rows, *row;
+	int ver = 0;
 
 	memset(col, 0, sizeof(*col));
 	if (!json_object_is_type(doc, json_type_object)) {
 		snprintf(err, len, "not a JSON object");
 		return -1;
 	}
-	if (get_int(doc, "schema_version", &ver, err, len))
+	if (jread_int(&r, doc, "schema_version", INT_ANY, &ver) != JREAD_OK)
 		return -1;
 	if (ver != QUIRKS_SCHEMA_VERSION) {
 		snprintf(err, len, "schema_version %d, want %d", ver, QUIRKS_SCHEMA_VERSION);
 		return -1;
 	}
-	if (get_str(doc, "kernel", col->kernel, sizeof(col->kernel), err, len) ||
-	    get(doc, "info", json_type_object, &v, err, len) ||
-	    info_from(v, &col->info, err, len) || get(doc, "rows", json_type_array, &rows, err, len))
+	jread_str_copy(&r, doc, "kernel", col->kernel, sizeof(col->kernel));
+	if (jread_object(&r, doc, "info", &info) == JREAD_OK)
+		info_from(&r, info, &col->info);
+	if (jread_array(&r, doc, "rows", &rows) != JREAD_OK || r.errors)
 		return -1;
 	if (json_object_array_length(rows) > QPHS_PROBE_MAX_ROWS) {
 		snprintf(err, len, "more than %d rows", QPHS_PROBE_MAX_ROWS);
 		return -1;
 	}
 	for (size_t i = 0; i < json_object_array_length(rows); i++) {
-		if (row_from(json_object_array_get_idx(rows, i), &col->rows[i], e, sizeof(e))) {
-			snprintf(err, len, "row %zu: %s", i, e);
+		char what[32];
+
+		snprintf(what, sizeof(what), "row %zu", i);
+		r.what = what;
+		if (jread_elem(&r, rows, "rows", i, json_type_object, &row) == JREAD_OK)
+			row_from(&r, row, &col->rows[i]);
+		if (r.errors)
 			return -1;
-		}
 		col->nrows = i + 1;
 	}
 	snprintf(col->label, sizeof(col->label), "%s %s%s%s", col->kernel, col->info.driver,

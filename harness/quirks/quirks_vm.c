@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/jread.h"
 #include "quirks.h"
 
 #define CAPTURE_MAX (1 << 20)
@@ -58,12 +59,13 @@ int quirks_capture(char *const argv[], char **out)
 
 /* ---- --lab ------------------------------------------------------------- */
 
-static int topo(const char *verb, char **out)
+/* topo up (ID qk) or down of the topology topo named (name). */
+static int topo(const char *verb, const char *name, char **out)
 {
 	char path[4200];
 	char *up[] = {path, (char *)"up", (char *)"--name", (char *)"qk", (char *)"--hosts",
 		      (char *)"a,b", (char *)"--mode", (char *)"shared", NULL};
-	char *down[] = {path, (char *)"down", (char *)"--name", (char *)"qk", NULL};
+	char *down[] = {path, (char *)"down", (char *)"--name", (char *)name, NULL};
 
 	snprintf(path, sizeof(path), "%s/topo", qplab_script_dir());
 	return quirks_capture(!strcmp(verb, "up") ? up : down, out);
@@ -72,31 +74,36 @@ static int topo(const char *verb, char **out)
 /* hosts[i].rxe and .gid4_index of the topo JSON. */
 static int lab_host(json_object *doc, size_t i, char *dev, size_t len, int *gid)
 {
-	json_object *hosts, *h, *v;
+	struct jread r = {0};
+	json_object *hosts, *h;
 
-	if (!json_object_object_get_ex(doc, "hosts", &hosts) ||
-	    !json_object_is_type(hosts, json_type_array) || json_object_array_length(hosts) <= i)
+	if (jread_array(&r, doc, "hosts", &hosts) != JREAD_OK ||
+	    jread_elem(&r, hosts, "hosts", i, json_type_object, &h) != JREAD_OK ||
+	    jread_str_copy(&r, h, "rxe", dev, len) != JREAD_OK)
 		return -1;
-	h = json_object_array_get_idx(hosts, i);
-	if (!json_object_object_get_ex(h, "rxe", &v) || !json_object_is_type(v, json_type_string))
-		return -1;
-	snprintf(dev, len, "%s", json_object_get_string(v));
-	if (json_object_object_get_ex(h, "gid4_index", &v) && json_object_is_type(v, json_type_int))
-		*gid = json_object_get_int(v);
-	return 0;
+	jread_int(&r, h, "gid4_index", 0, INT_MAX, gid);
+	return r.errors ? -1 : 0;
 }
 
 int quirks_lab(struct quirks_args *a, int (*run)(const struct quirks_args *))
 {
 	char *out = NULL;
-	char dev[2][64];
-	int gid[2] = {-1, -1}, st = topo("up", &out), rc = QPLAB_EXIT_FAIL;
-	json_object *doc = st == 0 && out ? json_tokener_parse(out) : NULL;
+	char dev[2][64], name[32] = "";
+	int gid[2] = {-1, -1}, st = topo("up", NULL, &out), rc = QPLAB_EXIT_FAIL;
+	struct jread r = {0};
+	json_object *doc = NULL;
 
-	if (!doc || lab_host(doc, 0, dev[0], sizeof(dev[0]), &gid[0]) ||
+	if (st == 0 && out && jread_parse_object(&r, out, strlen(out), &doc) != JREAD_OK)
+		doc = NULL;
+
+	/* topo names the topology qk plus a unique suffix; a failed up has
+	 * unwound itself. */
+	if (doc)
+		jread_str_copy(&r, doc, "name", name, sizeof(name));
+	if (!doc || !name[0] || lab_host(doc, 0, dev[0], sizeof(dev[0]), &gid[0]) ||
 	    lab_host(doc, 1, dev[1], sizeof(dev[1]), &gid[1])) {
 		fprintf(stderr, "qplab quirks: netns/topo up failed (exit %d)%s\n", st,
-			st == 0 ? ": its JSON has no hosts[].rxe" : "");
+			st == 0 ? ": its JSON has no name or hosts[].rxe" : "");
 		goto down;
 	}
 	if (!a->o.device) {
@@ -110,8 +117,8 @@ down:
 	json_object_put(doc);
 	free(out);
 	out = NULL;
-	if ((st = topo("down", &out)))
-		fprintf(stderr, "qplab quirks: netns/topo down --name qk failed (exit %d)\n", st);
+	if (name[0] && (st = topo("down", name, &out)))
+		fprintf(stderr, "qplab quirks: netns/topo down --name %s failed (exit %d)\n", name, st);
 	free(out);
 	return rc;
 }
@@ -156,9 +163,11 @@ static size_t take_docs(char *out, const char *kernel, int st, struct quirks_col
 	char err[256] = "";
 
 	for (char *line = strtok(out, "\n"); line && n < room; line = strtok(NULL, "\n")) {
-		json_object *doc = json_tokener_parse(line);
+		struct jread r = {.err = err, .errlen = sizeof(err)};
+		json_object *doc = NULL;
 
-		if (doc && !quirks_from_json(doc, &cols[n], err, sizeof(err))) {
+		if (jread_parse(&r, line, strlen(line), &doc) == JREAD_OK &&
+		    !quirks_from_json(doc, &cols[n], err, sizeof(err))) {
 			json_object_array_add(all, doc);
 			n++;
 			continue;
@@ -227,13 +236,14 @@ int quirks_in_vms(int argc, char **argv, const struct quirks_args *a)
 int quirks_from_file(const char *path, int json)
 {
 	static struct quirks_column cols[QUIRKS_MAX_COLUMNS];
-	json_object *all = json_object_from_file(path);
+	char err[256] = "";
+	struct jread r = {.err = err, .errlen = sizeof(err)};
+	json_object *all = NULL;
 	size_t n = 0;
-	char err[256];
 
-	if (!all || !json_object_is_type(all, json_type_array)) {
+	if (jread_parse_file(&r, path, &all) != JREAD_OK || !json_object_is_type(all, json_type_array)) {
 		fprintf(stderr, "qplab quirks: %s: not a JSON array (%s)\n", path,
-			all ? "wrong type" : json_util_get_last_err());
+			r.errors ? err : "wrong type");
 		json_object_put(all);
 		return QPLAB_EXIT_FAIL;
 	}

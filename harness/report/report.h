@@ -70,8 +70,16 @@ int qplab_results_add_run(json_object *doc, json_object *run);
 int qplab_results_load(const char *path, json_object **doc, char *err, size_t errlen);
 /* Appends every run of src to dst (both borrowed). */
 int qplab_results_merge(json_object *dst, json_object *src);
-/* Writes doc (borrowed) to path through a temporary file and rename(), so
- * a reader never sees half a file.  Returns 0 or QPHS_ERR_SOCKET-free codes:
+/* s (n bytes) with each byte that breaks UTF-8 replaced by U+FFFD: returns 0
+ * and *repaired NULL when s is well-formed already, 1 and a new string in
+ * *repaired (free it), or QPHS_ERR_MEMORY. */
+int qplab_utf8_repair(const char *s, size_t n, char **repaired);
+/* Repairs, in place, every string value under o (borrowed) that is not
+ * well-formed UTF-8; returns how many, or QPHS_ERR_MEMORY.  Keys are the
+ * harness's own names and are left alone. */
+int qplab_json_utf8_repair(json_object *o);
+/* Writes doc (borrowed; its strings UTF-8-repaired in place first) to path
+ * through a temporary file and rename(), so a reader never sees half a file.  Returns 0 or QPHS_ERR_SOCKET-free codes:
  * QPHS_ERR_INVALID_ARGUMENT with errno kept. */
 int qplab_results_save(const char *path, json_object *doc);
 
@@ -81,8 +89,25 @@ int qplab_junit_save(const char *path, json_object *doc);
 /* The same, into an open stream. */
 int qplab_junit_write(FILE *out, json_object *doc);
 
-/* Writes DIR/results.json and DIR/junit.xml from doc (borrowed), creating
- * DIR first.  Returns 0, or QPHS_ERR_INVALID_ARGUMENT with the failing
+/* report.html for every run of doc (borrowed): one self-contained page
+ * (inline CSS and script, nothing fetched), failures first, the summary by
+ * topic, per scenario one verdict column per run (kernel), expected
+ * against observed per host, the timeline as an SVG sequence diagram,
+ * links to logs and captures.  Every string from doc is HTML-escaped.
+ * Returns 0, QPHS_ERR_MEMORY, or QPHS_ERR_INVALID_ARGUMENT when writing
+ * failed. */
+int qplab_html_write(FILE *out, json_object *doc);
+/* The same into path, through a temporary file and rename(). */
+int qplab_html_save(const char *path, json_object *doc);
+
+/* Runs write(f, doc) into path.tmp and renames it to path, so a reader
+ * never sees half a file.  Returns write's code, or
+ * QPHS_ERR_INVALID_ARGUMENT (errno kept) when the file could not be
+ * written. */
+int qplab_report_save_with(const char *path, json_object *doc, int (*write)(FILE *, json_object *));
+
+/* Writes DIR/results.json, DIR/junit.xml and DIR/report.html from doc
+ * (borrowed), creating DIR first.  Returns 0, or QPHS_ERR_INVALID_ARGUMENT with the failing
  * path in err. */
 int qplab_report_write_outputs(const char *dir, json_object *doc, char *err, size_t errlen);
 

@@ -4,6 +4,7 @@
  * docs/results.md is the schema; keep the two in step.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/jread.h"
 #include "qphs/error.h"
 #include "report.h"
 
@@ -86,6 +88,33 @@ static json_object *facts_json(const struct qplab_facts *f)
 	return o;
 }
 
+/* The hosts a step acts on, the one it hits first: a fault's host (then
+ * the peer it blackholes), a connect's from then to, every host of a
+ * connect_both. */
+static json_object *acts_on(const struct qplab_plan *plan, const struct qplab_step *st)
+{
+	json_object *arr = json_object_new_array();
+	int who[4 + QPLAB_MAX_HOSTS] = {st->host, st->from, st->to, st->peer};
+	size_t n = 4;
+
+	for (size_t k = 0; k < st->nhosts && k < QPLAB_MAX_HOSTS; k++)
+		who[n++] = st->hosts[k];
+	for (size_t i = 0; i < n; i++) {
+		bool dup = who[i] < 0 || (size_t)who[i] >= plan->nhosts;
+
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = who[j] == who[i];
+		if (!dup)
+			json_object_array_add(arr, json_object_new_string(plan->hosts[who[i]].name));
+	}
+	return arr;
+}
+
+static json_object *step_time(const struct qplab_scenario_facts *sf, const long *t, size_t s)
+{
+	return sf && t && s < sf->nsteps ? num_or_null(t[s]) : NULL;
+}
+
 static json_object *steps_json(const struct qplab_plan *plan, const struct qplab_scenario_facts *sf)
 {
 	json_object *arr = json_object_new_array();
@@ -102,6 +131,9 @@ static json_object *steps_json(const struct qplab_plan *plan, const struct qplab
 		json_object_object_add(o, "name", word_or_null(st->name));
 		json_object_object_add(o, "do", json_object_new_string(qplab_step_kind_name(st->kind)));
 		json_object_object_add(o, "line", json_object_new_int(st->line));
+		json_object_object_add(o, "on", acts_on(plan, st));
+		json_object_object_add(o, "started_ms", step_time(sf, sf ? sf->step_started_ms : NULL, s));
+		json_object_object_add(o, "ended_ms", step_time(sf, sf ? sf->step_ended_ms : NULL, s));
 		json_object_object_add(o, "hosts", hosts);
 		json_object_array_add(arr, o);
 	}
@@ -230,45 +262,46 @@ json_object *qplab_results_run(const struct qplab_runinfo *info, const char *sta
 
 static void bump(json_object *summary, const char *key)
 {
+	struct jread r = {0};
 	json_object *v;
+	int64_t n;
 
-	if (json_object_object_get_ex(summary, key, &v) && json_object_is_type(v, json_type_int))
-		json_object_set_int(v, json_object_get_int(v) + 1);
+	if (jread_value(&r, summary, key, json_type_int, &v) == JREAD_OK &&
+	    jread_int64(&r, summary, key, 0, INT64_MAX - 1, &n) == JREAD_OK)
+		json_object_set_int64(v, n + 1);
 }
 
 int qplab_results_run_add(json_object *run, json_object *scenario)
 {
-	json_object *arr, *summary, *status;
+	json_object *arr = jread_array_or_null(run, "scenarios");
+	json_object *summary = jread_object_or_null(run, "summary");
+	const char *status = jread_str_or(scenario, "status", NULL);
 
-	if (!json_object_object_get_ex(run, "scenarios", &arr) ||
-	    !json_object_object_get_ex(run, "summary", &summary) ||
-	    !json_object_object_get_ex(scenario, "status", &status))
+	if (!arr || !summary || !status)
 		return QPHS_ERR_INVALID_ARGUMENT;
 	if (json_object_array_add(arr, json_object_get(scenario)) < 0) {
 		json_object_put(scenario);
 		return QPHS_ERR_MEMORY;
 	}
-	bump(summary, json_object_get_string(status));
+	bump(summary, status);
 	bump(summary, "total");
 	return 0;
 }
 
 static int by_id(const void *a, const void *b)
 {
-	json_object *const *x = a, *const *y = b, *ix = NULL, *iy = NULL;
+	json_object *const *x = a, *const *y = b;
 
-	json_object_object_get_ex(*x, "id", &ix);
-	json_object_object_get_ex(*y, "id", &iy);
-	return strcmp(ix ? json_object_get_string(ix) : "", iy ? json_object_get_string(iy) : "");
+	return strcmp(jread_str_or(*x, "id", ""), jread_str_or(*y, "id", ""));
 }
 
 /* Scenarios in catalogue order (sorted by id), whatever order they ran or
  * finished in (run_order.c groups them by topology, --jobs interleaves). */
 void qplab_results_run_finish(json_object *run, double elapsed_s)
 {
-	json_object *arr;
+	json_object *arr = jread_array_or_null(run, "scenarios");
 
-	if (json_object_object_get_ex(run, "scenarios", &arr))
+	if (arr)
 		json_object_array_sort(arr, by_id);
 	json_object_object_add(run, "elapsed_ms", json_object_new_int64((int64_t)(elapsed_s * 1000.0)));
 }
@@ -284,9 +317,9 @@ json_object *qplab_results_doc(void)
 
 int qplab_results_add_run(json_object *doc, json_object *run)
 {
-	json_object *runs;
+	json_object *runs = jread_array_or_null(doc, "runs");
 
-	if (!json_object_object_get_ex(doc, "runs", &runs) || !json_object_is_type(runs, json_type_array))
+	if (!runs)
 		return QPHS_ERR_INVALID_ARGUMENT;
 	if (json_object_array_add(runs, json_object_get(run)) < 0) {
 		json_object_put(run);
@@ -297,16 +330,15 @@ int qplab_results_add_run(json_object *doc, json_object *run)
 
 int qplab_results_load(const char *path, json_object **doc, char *err, size_t errlen)
 {
-	json_object *o = json_object_from_file(path), *v, *runs;
+	struct jread r = {.what = path, .err = err, .errlen = errlen};
+	json_object *o, *runs;
+	int version = 0;
 
 	*doc = NULL;
-	if (!o) {
-		snprintf(err, errlen, "%s: cannot read or parse: %s", path, json_util_get_last_err());
+	if (jread_parse_file(&r, path, &o) != JREAD_OK)
 		return QPHS_ERR_MALFORMED_JSON;
-	}
-	if (!json_object_object_get_ex(o, "schema_version", &v) || !json_object_is_type(v, json_type_int) ||
-	    json_object_get_int(v) != QPLAB_RESULTS_SCHEMA_VERSION ||
-	    !json_object_object_get_ex(o, "runs", &runs) || !json_object_is_type(runs, json_type_array)) {
+	if (jread_int(&r, o, "schema_version", INT_MIN, INT_MAX, &version) != JREAD_OK ||
+	    version != QPLAB_RESULTS_SCHEMA_VERSION || jread_array(&r, o, "runs", &runs) != JREAD_OK) {
 		snprintf(err, errlen, "%s: not a qplab results file of schema_version %d", path,
 			 QPLAB_RESULTS_SCHEMA_VERSION);
 		json_object_put(o);
@@ -318,12 +350,13 @@ int qplab_results_load(const char *path, json_object **doc, char *err, size_t er
 
 int qplab_results_merge(json_object *dst, json_object *src)
 {
-	json_object *runs;
+	json_object *runs = jread_array_or_null(src, "runs"), *run;
 
-	if (!json_object_object_get_ex(src, "runs", &runs) || !json_object_is_type(runs, json_type_array))
+	if (!runs)
 		return QPHS_ERR_INVALID_ARGUMENT;
 	for (size_t i = 0; i < json_object_array_length(runs); i++) {
-		int rc = qplab_results_add_run(dst, json_object_array_get_idx(runs, i));
+		int rc = (run = jread_object_at(runs, i)) ? qplab_results_add_run(dst, run)
+							  : QPHS_ERR_INVALID_ARGUMENT;
 		if (rc < 0)
 			return rc;
 	}
@@ -333,12 +366,16 @@ int qplab_results_merge(json_object *dst, json_object *src)
 int qplab_results_save(const char *path, json_object *doc)
 {
 	char tmp[4096];
-	const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
-								 JSON_C_TO_STRING_SPACED |
-								 JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *text;
 	FILE *f;
 	int ok;
 
+	if (qplab_json_utf8_repair(doc) < 0) {
+		errno = ENOMEM;
+		return QPHS_ERR_MEMORY;
+	}
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+							   JSON_C_TO_STRING_NOSLASHESCAPE);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
 	if (!f)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/jread.h"
 #include "qphs/error.h"
 #include "report.h"
 
@@ -48,22 +49,6 @@ static void xml_text(FILE *out, const char *s)
 	}
 }
 
-static const char *str_of(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
-		return json_object_get_string(v);
-	return "";
-}
-
-static int int_of(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) ? json_object_get_int(v) : 0;
-}
-
 static void attr(FILE *out, const char *name, const char *value)
 {
 	fprintf(out, " %s=\"", name);
@@ -73,7 +58,7 @@ static void attr(FILE *out, const char *name, const char *value)
 
 static void testcase(FILE *out, json_object *sc)
 {
-	const char *status = str_of(sc, "status"), *name = str_of(sc, "name");
+	const char *status = jread_str_or(sc, "status", ""), *name = jread_str_or(sc, "name", "");
 	const char *slash = strchr(name, '/');
 	char classname[96];
 
@@ -81,18 +66,18 @@ static void testcase(FILE *out, json_object *sc)
 	fputs("    <testcase", out);
 	attr(out, "classname", classname);
 	attr(out, "name", slash ? slash + 1 : name);
-	attr(out, "file", str_of(sc, "file"));
-	fprintf(out, " time=\"%.3f\">\n", int_of(sc, "elapsed_ms") / 1000.0);
+	attr(out, "file", jread_str_or(sc, "file", ""));
+	fprintf(out, " time=\"%.3f\">\n", (int)jread_int_or(sc, "elapsed_ms", 0) / 1000.0);
 	if (!strcmp(status, "skip")) {
 		fputs("      <skipped", out);
-		attr(out, "message", str_of(sc, "reason"));
+		attr(out, "message", jread_str_or(sc, "reason", ""));
 		fputs("/>\n", out);
 	} else if (!strcmp(status, "fail") || !strcmp(status, "error")) {
 		char *diag = qplab_result_diagnostic(sc);
 		const char *tag = !strcmp(status, "fail") ? "failure" : "error";
 		fprintf(out, "      <%s", tag);
 		attr(out, "message", !strcmp(status, "fail") ? "an expectation did not hold"
-							     : str_of(sc, "reason"));
+							     : jread_str_or(sc, "reason", ""));
 		attr(out, "type", status);
 		fputs(">", out);
 		xml_text(out, diag);
@@ -104,54 +89,55 @@ static void testcase(FILE *out, json_object *sc)
 
 static void testsuite(FILE *out, json_object *run)
 {
-	json_object *scs, *summary = NULL;
+	json_object *scs, *summary = jread_object_or_null(run, "summary");
 	char name[256];
 
-	json_object_object_get_ex(run, "summary", &summary);
-	snprintf(name, sizeof(name), "qplab %s %s", str_of(run, "backend"), str_of(run, "kernel"));
+	snprintf(name, sizeof(name), "qplab %s %s", jread_str_or(run, "backend", ""), jread_str_or(run, "kernel", ""));
 	fputs("  <testsuite", out);
 	attr(out, "name", name);
 	fprintf(out, " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\"",
-		int_of(summary, "total"), int_of(summary, "fail"), int_of(summary, "error"),
-		int_of(summary, "skip"), int_of(run, "elapsed_ms") / 1000.0);
-	attr(out, "timestamp", str_of(run, "started"));
+		(int)jread_int_or(summary, "total", 0), (int)jread_int_or(summary, "fail", 0), (int)jread_int_or(summary, "error", 0),
+		(int)jread_int_or(summary, "skip", 0), (int)jread_int_or(run, "elapsed_ms", 0) / 1000.0);
+	attr(out, "timestamp", jread_str_or(run, "started", ""));
 	fputs(">\n    <properties>\n", out);
 	static const char *const props[] = {"backend", "kernel", "driver", NULL};
 	for (size_t i = 0; props[i]; i++) {
 		fputs("      <property", out);
 		attr(out, "name", props[i]);
-		attr(out, "value", str_of(run, props[i]));
+		attr(out, "value", jread_str_or(run, props[i], ""));
 		fputs("/>\n", out);
 	}
 	fputs("    </properties>\n", out);
-	if (json_object_object_get_ex(run, "scenarios", &scs))
+	if ((scs = jread_array_or_null(run, "scenarios")))
 		for (size_t i = 0; i < json_object_array_length(scs); i++)
-			testcase(out, json_object_array_get_idx(scs, i));
+			if (jread_object_at(scs, i))
+				testcase(out, jread_object_at(scs, i));
 	fputs("  </testsuite>\n", out);
 }
 
 int qplab_junit_write(FILE *out, json_object *doc)
 {
-	json_object *runs, *summary;
+	json_object *runs = jread_array_or_null(doc, "runs"), *summary;
 	int totals[4] = {0};
 	static const char *const keys[] = {"total", "fail", "error", "skip"};
 
-	if (!json_object_object_get_ex(doc, "runs", &runs) || !json_object_is_type(runs, json_type_array))
+	if (!runs)
 		return QPHS_ERR_INVALID_ARGUMENT;
 	for (size_t i = 0; i < json_object_array_length(runs); i++)
-		if (json_object_object_get_ex(json_object_array_get_idx(runs, i), "summary", &summary))
+		if ((summary = jread_object_or_null(jread_object_at(runs, i), "summary")))
 			for (int k = 0; k < 4; k++)
-				totals[k] += int_of(summary, keys[k]);
+				totals[k] += (int)jread_int_or(summary, keys[k], 0);
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
 	fprintf(out, "<testsuites name=\"qplab\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\">\n",
 		totals[0], totals[1], totals[2], totals[3]);
 	for (size_t i = 0; i < json_object_array_length(runs); i++)
-		testsuite(out, json_object_array_get_idx(runs, i));
+		if (jread_object_at(runs, i))
+			testsuite(out, jread_object_at(runs, i));
 	fputs("</testsuites>\n", out);
 	return ferror(out) ? QPHS_ERR_INVALID_ARGUMENT : 0;
 }
 
-int qplab_junit_save(const char *path, json_object *doc)
+int qplab_report_save_with(const char *path, json_object *doc, int (*write)(FILE *, json_object *))
 {
 	char tmp[4096];
 	FILE *f;
@@ -161,14 +147,23 @@ int qplab_junit_save(const char *path, json_object *doc)
 	f = fopen(tmp, "w");
 	if (!f)
 		return QPHS_ERR_INVALID_ARGUMENT;
-	rc = qplab_junit_write(f, doc);
+	rc = write(f, doc);
 	if (fclose(f) != 0 && rc == 0)
 		rc = QPHS_ERR_INVALID_ARGUMENT;
 	if (rc == 0 && rename(tmp, path) != 0)
 		rc = QPHS_ERR_INVALID_ARGUMENT;
-	if (rc)
+	if (rc) {
+		int saved = errno;
+
 		remove(tmp);
+		errno = saved;
+	}
 	return rc;
+}
+
+int qplab_junit_save(const char *path, json_object *doc)
+{
+	return qplab_report_save_with(path, doc, qplab_junit_write);
 }
 
 int qplab_report_write_outputs(const char *dir, json_object *doc, char *err, size_t errlen)
@@ -186,6 +181,11 @@ int qplab_report_write_outputs(const char *dir, json_object *doc, char *err, siz
 	}
 	snprintf(path, sizeof(path), "%s/junit.xml", dir);
 	if (qplab_junit_save(path, doc) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return QPHS_ERR_INVALID_ARGUMENT;
+	}
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	if (qplab_html_save(path, doc) < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return QPHS_ERR_INVALID_ARGUMENT;
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/jread.h"
 #include "report.h"
 
 struct qplab_tap_row {
@@ -23,38 +24,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static const char *get_str(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
-		return json_object_get_string(v);
-	return NULL;
-}
-
-static int get_int(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) ? json_object_get_int(v) : 0;
-}
-
-static bool get_bool(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
-}
-
-static json_object *get_arr(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_array))
-		return v;
-	return NULL;
 }
 
 /* Appends one formatted line to a growing buffer. */
@@ -75,21 +44,21 @@ static void append(char **buf, size_t *len, const char *line)
 static void host_lines(char **buf, size_t *len, json_object *hv)
 {
 	char line[900], who[200];
-	const char *key = get_str(hv, "key");
-	json_object *checks = get_arr(hv, "checks");
+	const char *key = jread_str_or(hv, "key", NULL);
+	json_object *checks = jread_array_or_null(hv, "checks");
 	size_t shown = 0;
 
 	if (key)
-		snprintf(who, sizeof(who), "host %s [key \"%s\", line %d]", get_str(hv, "host"), key,
-			 get_int(hv, "key_line"));
+		snprintf(who, sizeof(who), "host %s [key \"%s\", line %d]", jread_str_or(hv, "host", NULL), key,
+			 (int)jread_int_or(hv, "key_line", 0));
 	else
-		snprintf(who, sizeof(who), "host %s", get_str(hv, "host"));
+		snprintf(who, sizeof(who), "host %s", jread_str_or(hv, "host", NULL));
 	for (size_t c = 0; checks && c < json_object_array_length(checks); c++) {
-		json_object *k = json_object_array_get_idx(checks, c);
-		if (get_bool(k, "ok"))
+		json_object *k = jread_object_at(checks, c);
+		if (jread_bool_or(k, "ok", false))
 			continue;
 		snprintf(line, sizeof(line), "  %s: %s: expected %s, observed %s", who,
-			 get_str(k, "what"), get_str(k, "expected"), get_str(k, "observed"));
+			 jread_str_or(k, "what", NULL), jread_str_or(k, "expected", NULL), jread_str_or(k, "observed", NULL));
 		append(buf, len, line);
 		shown++;
 	}
@@ -103,24 +72,24 @@ char *qplab_result_diagnostic(json_object *sc)
 {
 	char *buf = NULL, line[1024];
 	size_t len = 0;
-	const char *file = get_str(sc, "file"), *reason = get_str(sc, "reason");
-	json_object *exps = get_arr(sc, "expectations");
+	const char *file = jread_str_or(sc, "file", NULL), *reason = jread_str_or(sc, "reason", NULL);
+	json_object *exps = jread_array_or_null(sc, "expectations");
 
 	if (reason) {
-		snprintf(line, sizeof(line), "%s: %s", get_str(sc, "status"), reason);
+		snprintf(line, sizeof(line), "%s: %s", jread_str_or(sc, "status", NULL), reason);
 		append(&buf, &len, line);
 	}
 	for (size_t i = 0; exps && i < json_object_array_length(exps); i++) {
-		json_object *e = json_object_array_get_idx(exps, i), *hosts = get_arr(e, "hosts");
-		const char *label = get_str(e, "label"), *step = get_str(e, "step");
-		if (get_bool(e, "ok"))
+		json_object *e = jread_object_at(exps, i), *hosts = jread_array_or_null(e, "hosts");
+		const char *label = jread_str_or(e, "label", NULL), *step = jread_str_or(e, "step", NULL);
+		if (jread_bool_or(e, "ok", false))
 			continue;
 		snprintf(line, sizeof(line), "%s:%d: expectation%s%s%s%s%s failed", file ? file : "?",
-			 get_int(e, "line"), label ? " \"" : "", label ? label : "", label ? "\"" : "",
+			 (int)jread_int_or(e, "line", 0), label ? " \"" : "", label ? label : "", label ? "\"" : "",
 			 step ? " after step " : "", step ? step : "");
 		append(&buf, &len, line);
 		for (size_t h = 0; hosts && h < json_object_array_length(hosts); h++)
-			host_lines(&buf, &len, json_object_array_get_idx(hosts, h));
+			host_lines(&buf, &len, jread_object_at(hosts, h));
 	}
 	return buf ? buf : calloc(1, 1);
 }
@@ -148,15 +117,15 @@ static void comment_lines(FILE *out, const char *text)
 /* Which keyed row applied, for every keyed expectation (the report says). */
 static void key_lines(FILE *out, json_object *sc)
 {
-	json_object *exps = get_arr(sc, "expectations");
+	json_object *exps = jread_array_or_null(sc, "expectations");
 
 	for (size_t i = 0; exps && i < json_object_array_length(exps); i++) {
-		json_object *e = json_object_array_get_idx(exps, i), *hosts = get_arr(e, "hosts");
+		json_object *e = jread_object_at(exps, i), *hosts = jread_array_or_null(e, "hosts");
 		for (size_t h = 0; hosts && h < json_object_array_length(hosts); h++) {
-			json_object *hv = json_object_array_get_idx(hosts, h);
-			if (get_bool(hv, "keyed") && get_str(hv, "key"))
-				fprintf(out, "#   line %d, host %s: key \"%s\" applied\n", get_int(e, "line"),
-					get_str(hv, "host"), get_str(hv, "key"));
+			json_object *hv = jread_object_at(hosts, h);
+			if (jread_bool_or(hv, "keyed", false) && jread_str_or(hv, "key", NULL))
+				fprintf(out, "#   line %d, host %s: key \"%s\" applied\n", (int)jread_int_or(e, "line", 0),
+					jread_str_or(hv, "host", NULL), jread_str_or(hv, "key", NULL));
 		}
 	}
 }
@@ -164,7 +133,7 @@ static void key_lines(FILE *out, json_object *sc)
 static void remember(struct qplab_tap *t, json_object *sc, int status)
 {
 	struct qplab_tap_row *rows = realloc(t->rows, (t->nrows + 1) * sizeof(*rows));
-	const char *id = get_str(sc, "name"), *reason = get_str(sc, "reason");
+	const char *id = jread_str_or(sc, "name", NULL), *reason = jread_str_or(sc, "reason", NULL);
 
 	if (!rows)
 		return;
@@ -173,13 +142,13 @@ static void remember(struct qplab_tap *t, json_object *sc, int status)
 	snprintf(r->id, sizeof(r->id), "%s", id ? id : "?");
 	snprintf(r->topic, sizeof(r->topic), "%.*s", (int)strcspn(r->id, "/"), r->id);
 	r->status = status;
-	r->elapsed_s = get_int(sc, "elapsed_ms") / 1000.0;
+	r->elapsed_s = (int)jread_int_or(sc, "elapsed_ms", 0) / 1000.0;
 	snprintf(r->reason, sizeof(r->reason), "%s", reason ? reason : "");
 }
 
 static int status_of(json_object *sc)
 {
-	const char *s = get_str(sc, "status");
+	const char *s = jread_str_or(sc, "status", NULL);
 
 	for (int i = 0; i < 4; i++)
 		if (s && !strcmp(s, qplab_status_name((enum qplab_status)i)))
@@ -204,10 +173,10 @@ static void tap_name(char *out, size_t len, const char *name)
 void qplab_tap_result(struct qplab_tap *t, json_object *sc)
 {
 	int status = status_of(sc);
-	const char *reason = get_str(sc, "reason");
+	const char *reason = jread_str_or(sc, "reason", NULL);
 	char name[200], *diag;
 
-	tap_name(name, sizeof(name), get_str(sc, "name"));
+	tap_name(name, sizeof(name), jread_str_or(sc, "name", NULL));
 
 	t->done++;
 	t->counts[status]++;
@@ -228,7 +197,7 @@ void qplab_tap_result(struct qplab_tap *t, json_object *sc)
 	}
 	key_lines(t->out, sc);
 	fprintf(t->out, "# [%d/%d] %s %s in %.1f s, %.1f s elapsed\n", t->done, t->planned, name,
-		qplab_status_name((enum qplab_status)status), get_int(sc, "elapsed_ms") / 1000.0,
+		qplab_status_name((enum qplab_status)status), (int)jread_int_or(sc, "elapsed_ms", 0) / 1000.0,
 		now_s() - t->t0);
 	fflush(t->out);
 	remember(t, sc, status);

@@ -1,89 +1,60 @@
 /*
- * Agent replies -> facts.  Decoding is strict (STYLE 3): a key of the wrong
- * JSON type is an error naming it, never a plausible default; a key that is
- * absent or null leaves the fact "not collected".
+ * Agent replies -> facts, through the harness's JSON reader (cli/jread.h):
+ * a key of the wrong JSON type is an error naming it, never a plausible
+ * default; a key that is absent or null leaves the fact "not collected".
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent_msg.h"
+#include "cli/jread.h"
 #include "qphs/error.h"
 
+/* An agent reply's facts: null and absent are "not collected" (the reader's
+ * default), strings go into the facts' own buffers or heap copies. */
 struct dec {
-	char *err;
-	size_t errlen;
+	struct jread r;
 	int rc;
 };
 
-/* 1: present with type t; 0: absent or null; -1 (and d->rc set): wrong type. */
-static int get(struct dec *d, json_object *o, const char *key, json_type t, json_object **out)
-{
-	json_object *v;
-
-	*out = NULL;
-	if (!o || !json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
-		return 0;
-	if (!json_object_is_type(v, t)) {
-		snprintf(d->err, d->errlen, "agent reply: \"%s\" has the wrong JSON type", key);
-		d->rc = QPHS_ERR_INVALID_ARGUMENT;
-		return -1;
-	}
-	*out = v;
-	return 1;
-}
-
 static void word(struct dec *d, json_object *o, const char *key, char *dst, size_t dstlen)
 {
-	json_object *v;
-
-	if (get(d, o, key, json_type_string, &v) <= 0)
-		return;
-	if (strlen(json_object_get_string(v)) >= dstlen) {
-		snprintf(d->err, d->errlen, "agent reply: \"%s\" is too long", key);
-		d->rc = QPHS_ERR_INVALID_ARGUMENT;
-		return;
-	}
-	snprintf(dst, dstlen, "%s", json_object_get_string(v));
+	jread_str_copy(&d->r, o, key, dst, dstlen);
 }
 
 static void text(struct dec *d, json_object *o, const char *key, char **dst)
 {
-	json_object *v;
+	const char *s;
 
-	if (get(d, o, key, json_type_string, &v) > 0 && qplab_facts_set(dst, json_object_get_string(v)) < 0)
+	if (jread_str(&d->r, o, key, &s) == JREAD_OK && qplab_facts_set(dst, s) < 0)
 		d->rc = QPHS_ERR_MEMORY;
 }
 
 static void number(struct dec *d, json_object *o, const char *key, long *dst)
 {
-	json_object *v;
-
-	if (get(d, o, key, json_type_int, &v) > 0)
-		*dst = (long)json_object_get_int64(v);
+	jread_long(&d->r, o, key, LONG_MIN, LONG_MAX, dst);
 }
 
 static void integer(struct dec *d, json_object *o, const char *key, int *dst)
 {
-	long x = *dst;
-
-	number(d, o, key, &x);
-	*dst = (int)x;
+	jread_int(&d->r, o, key, INT_MIN, INT_MAX, dst);
 }
 
 static void boolean(struct dec *d, json_object *o, const char *key, int *dst)
 {
-	json_object *v;
+	bool b;
 
-	if (get(d, o, key, json_type_boolean, &v) > 0)
-		*dst = json_object_get_boolean(v);
+	if (jread_bool(&d->r, o, key, &b) == JREAD_OK)
+		*dst = b;
 }
 
 static void times(struct dec *d, json_object *o, struct qplab_facts *f)
 {
 	json_object *t;
 
-	if (get(d, o, "time_ms", json_type_object, &t) <= 0)
+	if (jread_object(&d->r, o, "time_ms", &t) != JREAD_OK)
 		return;
 	/* "step" is the runner's own measurement, never the agent's. */
 	for (int i = QPLAB_TIME_STEP + 1; i < QPLAB_TIME_COUNT; i++)
@@ -91,81 +62,72 @@ static void times(struct dec *d, json_object *o, struct qplab_facts *f)
 }
 
 /* The endpoint for peer: the one whose "peer" matches, else the only one. */
-static json_object *pick_endpoint(json_object *eps, const char *peer)
+static json_object *pick_endpoint(struct dec *d, json_object *eps, const char *peer)
 {
 	size_t n = json_object_array_length(eps);
-	json_object *p;
+	json_object *e;
+	const char *p;
 
-	for (size_t i = 0; peer && i < n; i++) {
-		json_object *e = json_object_array_get_idx(eps, i);
-		if (json_object_object_get_ex(e, "peer", &p) && json_object_is_type(p, json_type_string) &&
-		    !strcmp(json_object_get_string(p), peer))
+	for (size_t i = 0; peer && i < n; i++)
+		if (jread_elem(&d->r, eps, "endpoints", i, json_type_object, &e) == JREAD_OK &&
+		    jread_str(&d->r, e, "peer", &p) == JREAD_OK && !strcmp(p, peer))
 			return e;
-	}
-	return n == 1 ? json_object_array_get_idx(eps, 0) : NULL;
+	return n == 1 && jread_elem(&d->r, eps, "endpoints", 0, json_type_object, &e) == JREAD_OK
+		       ? e : NULL;
 }
 
 static void device_qps(struct dec *d, json_object *body, struct qplab_facts *f)
 {
-	json_object *qps;
+	json_object *qps, *q;
 
-	if (get(d, body, "device_qps", json_type_array, &qps) <= 0)
+	if (jread_array(&d->r, body, "device_qps", &qps) != JREAD_OK)
 		return;
 	f->nqp = (int)json_object_array_length(qps);
-	for (int i = 0; i < f->nqp && i < QPLAB_FACT_MAX_QPS; i++) {
-		json_object *q = json_object_array_get_idx(qps, (size_t)i);
-		if (!json_object_is_type(q, json_type_object)) {
-			snprintf(d->err, d->errlen, "agent reply: device_qps[%d] is not an object", i);
-			d->rc = QPHS_ERR_INVALID_ARGUMENT;
-			return;
-		}
-		word(d, q, "state", f->qp_states[i], QPLAB_QP_STATE_LEN);
-	}
+	for (int i = 0; i < f->nqp && i < QPLAB_FACT_MAX_QPS; i++)
+		if (jread_elem(&d->r, qps, "device_qps", (size_t)i, json_type_object, &q) == JREAD_OK)
+			word(d, q, "state", f->qp_states[i], QPLAB_QP_STATE_LEN);
 }
 
 /* "log": the host's lines since its previous report, one per line. */
 static void log_lines(struct dec *d, json_object *body, struct qplab_facts *f)
 {
 	json_object *a;
-	size_t len = 0;
+	size_t len = 0, n = 0, count;
+	const char *l;
 	char *all;
 
-	if (get(d, body, "log", json_type_array, &a) <= 0)
+	if (jread_array(&d->r, body, "log", &a) != JREAD_OK)
 		return;
-	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		json_object *l = json_object_array_get_idx(a, i);
-
-		if (!json_object_is_type(l, json_type_string)) {
-			snprintf(d->err, d->errlen, "agent reply: log[%zu] is not a string", i);
-			d->rc = QPHS_ERR_INVALID_ARGUMENT;
+	count = json_object_array_length(a);
+	for (size_t i = 0; i < count; i++) {
+		if (jread_elem_str(&d->r, a, "log", i, &l) != JREAD_OK)
 			return;
-		}
-		len += strlen(json_object_get_string(l)) + 1;
+		len += strlen(l) + 1;
 	}
 	all = calloc(1, len + 1);
 	if (!all) {
 		d->rc = QPHS_ERR_MEMORY;
 		return;
 	}
-	for (size_t i = 0, n = 0; i < json_object_array_length(a); i++)
-		n += (size_t)sprintf(all + n, "%s%s", i ? "\n" : "",
-				     json_object_get_string(json_object_array_get_idx(a, i)));
+	for (size_t i = 0; i < count; i++)
+		if (jread_elem_str(&d->r, a, "log", i, &l) == JREAD_OK)
+			n += (size_t)sprintf(all + n, "%s%s", i ? "\n" : "", l);
 	free(f->log);
 	f->log = all;
 }
 
 static void report(struct dec *d, json_object *body, const char *peer, struct qplab_facts *f)
 {
-	json_object *eps, *ep = NULL, *last;
+	json_object *eps, *ep, *last;
 
 	/* The context's GID choice; the step's endpoint, if any, says it too. */
 	integer(d, body, "gid_index", &f->gid_index);
 	text(d, body, "gid_reason", &f->gid_reason);
-	if (get(d, body, "endpoints", json_type_array, &eps) > 0) {
+	if (jread_array(&d->r, body, "endpoints", &eps) == JREAD_OK) {
 		f->endpoints = (int)json_object_array_length(eps);
-		ep = pick_endpoint(eps, peer);
+		ep = pick_endpoint(d, eps, peer);
 		snprintf(f->endpoint, sizeof(f->endpoint), "NONE");
-		if (ep && json_object_is_type(ep, json_type_object)) {
+		if (ep) {
 			word(d, ep, "status", f->endpoint, sizeof(f->endpoint));
 			integer(d, ep, "gid_index", &f->gid_index);
 			text(d, ep, "gid_reason", &f->gid_reason);
@@ -176,7 +138,7 @@ static void report(struct dec *d, json_object *body, const char *peer, struct qp
 	}
 	device_qps(d, body, f);
 	log_lines(d, body, f);
-	if (get(d, body, "last", json_type_object, &last) > 0) {
+	if (jread_object(&d->r, body, "last", &last) == JREAD_OK) {
 		word(d, last, "code", f->code, sizeof(f->code));
 		text(d, last, "error", &f->error_text);
 		text(d, last, "reply_msg_sent", &f->reply_sent);
@@ -185,11 +147,16 @@ static void report(struct dec *d, json_object *body, const char *peer, struct qp
 	times(d, body, f);
 }
 
+static int outcome(const struct dec *d)
+{
+	return d->rc ? d->rc : d->r.errors ? QPHS_ERR_INVALID_ARGUMENT : 0;
+}
+
 int qplab_facts_from_reply(const struct qplab_agent_msg *m, const char *peer, struct qplab_facts *f,
 			   char *err, size_t errlen)
 {
-	struct dec d = {.err = err, .errlen = errlen};
-	json_object *v;
+	struct dec d = {.r = {.what = "agent reply", .err = err, .errlen = errlen}};
+	bool alive;
 
 	if (m->type != QPLAB_AGENT_REPLY || !m->op) {
 		snprintf(err, errlen, "agent line: not a reply to a request");
@@ -197,17 +164,17 @@ int qplab_facts_from_reply(const struct qplab_agent_msg *m, const char *peer, st
 	}
 	if (!strcmp(m->op, "report")) {
 		report(&d, m->body, peer, f);
-		return d.rc;
+		return outcome(&d);
 	}
 	if (!strcmp(m->op, "probe")) {
-		if (get(&d, m->body, "alive", json_type_boolean, &v) > 0)
-			f->daemon_alive = json_object_get_boolean(v);
-		return d.rc;
+		if (jread_bool(&d.r, m->body, "alive", &alive) == JREAD_OK)
+			f->daemon_alive = alive;
+		return outcome(&d);
 	}
 	if (!strcmp(m->op, "raw_frame")) {
 		word(&d, m->body, "frame_outcome", f->frame_outcome, sizeof(f->frame_outcome));
-		if (get(&d, m->body, "daemon_alive", json_type_boolean, &v) > 0)
-			f->daemon_alive = json_object_get_boolean(v);
+		if (jread_bool(&d.r, m->body, "daemon_alive", &alive) == JREAD_OK)
+			f->daemon_alive = alive;
 		/* and the call's outcome below: the daemon's reason, or the
 		 * peer's verdict on a stale ACK */
 	}
@@ -223,5 +190,5 @@ int qplab_facts_from_reply(const struct qplab_agent_msg *m, const char *peer, st
 	boolean(&d, m->body, "restored", &f->datapath_restored);
 	boolean(&d, m->body, "peer_checksum", &f->datapath_peer_checksum);
 	times(&d, m->body, f);
-	return d.rc;
+	return outcome(&d);
 }

@@ -1,9 +1,11 @@
 /* The agent protocol, runner side: configs, request lines, reply lines. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent_msg.h"
+#include "cli/jread.h"
 #include "qphs/error.h"
 
 static void add_str(json_object *o, const char *key, const char *v)
@@ -202,64 +204,49 @@ char *qplab_agent_req_exit(int id)
 	return line(id, "exit", NULL);
 }
 
-static int bad(char *err, size_t errlen, int rc, const char *what)
+/* The fields every reply (and a fatal line) carries, through the
+ * harness's JSON reader (cli/jread.h). */
+static int parse_status(struct jread *r, struct qplab_agent_msg *m)
 {
-	snprintf(err, errlen, "agent line: %s", what);
-	return rc;
-}
+	int64_t id;
+	bool ok = false;
 
-/* The fields every reply (and a fatal line) carries. */
-static int parse_status(struct qplab_agent_msg *m, char *err, size_t errlen)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(m->body, "code", &v) || !json_object_is_type(v, json_type_string))
-		return bad(err, errlen, QPHS_ERR_INVALID_ARGUMENT, "\"code\" is missing or not a string");
-	m->code = json_object_get_string(v);
-	if (!json_object_object_get_ex(m->body, "error", &v) || !json_object_is_type(v, json_type_string))
-		return bad(err, errlen, QPHS_ERR_INVALID_ARGUMENT, "\"error\" is missing or not a string");
-	m->error = json_object_get_string(v);
+	if (jread_str(r, m->body, "code", &m->code) == JREAD_ABSENT)
+		jread_missing(r, "code");
+	if (jread_str(r, m->body, "error", &m->error) == JREAD_ABSENT)
+		jread_missing(r, "error");
 	if (m->type == QPLAB_AGENT_FATAL)
-		return 0;
-	if (!json_object_object_get_ex(m->body, "ok", &v) || !json_object_is_type(v, json_type_boolean))
-		return bad(err, errlen, QPHS_ERR_INVALID_ARGUMENT, "\"ok\" is missing or not a bool");
-	m->ok = json_object_get_boolean(v);
-	if (json_object_object_get_ex(m->body, "op", &v) && json_object_is_type(v, json_type_string))
-		m->op = json_object_get_string(v);
-	if (json_object_object_get_ex(m->body, "id", &v) && json_object_is_type(v, json_type_int))
-		m->id = json_object_get_int64(v);
-	return 0;
+		return r->errors ? QPHS_ERR_INVALID_ARGUMENT : 0;
+	if (jread_bool(r, m->body, "ok", &ok) == JREAD_ABSENT)
+		jread_missing(r, "ok");
+	m->ok = ok;
+	jread_str(r, m->body, "op", &m->op);
+	if (jread_int64(r, m->body, "id", 0, INT64_MAX, &id) == JREAD_OK)
+		m->id = id;
+	return r->errors ? QPHS_ERR_INVALID_ARGUMENT : 0;
 }
 
 int qplab_agent_parse_line(const char *text, size_t len, struct qplab_agent_msg *m, char *err,
 			   size_t errlen)
 {
-	struct json_tokener *tok;
-	json_object *v;
-	const char *type;
-	int rc;
+	struct jread r = {.what = "agent line", .err = err, .errlen = errlen};
+	const char *type = "";
+	int v = 0, rc;
 
 	memset(m, 0, sizeof(*m));
 	m->id = -1;
 	if (len > QPLAB_AGENT_LINE_MAX)
-		return bad(err, errlen, QPHS_ERR_INVALID_ARGUMENT, "longer than 64 KiB");
-	tok = json_tokener_new();
-	if (!tok)
-		return QPHS_ERR_MEMORY;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	m->body = json_tokener_parse_ex(tok, text, (int)len);
-	rc = json_tokener_get_error(tok);
-	json_tokener_free(tok);
-	if (!m->body || rc != json_tokener_success || !json_object_is_type(m->body, json_type_object)) {
+		return jread_fail(&r, NULL, "longer than 64 KiB"), QPHS_ERR_INVALID_ARGUMENT;
+	if (jread_parse_object(&r, text, len, &m->body) != JREAD_OK)
+		return QPHS_ERR_MALFORMED_JSON;
+	if (jread_int(&r, m->body, "v", INT_MIN, INT_MAX, &v) != JREAD_OK ||
+	    v != QPLAB_AGENT_PROTO_VERSION) {
 		qplab_agent_msg_free(m);
-		return bad(err, errlen, QPHS_ERR_MALFORMED_JSON, "not a JSON object");
+		if (!r.errors)
+			jread_fail(&r, "v", "not protocol version 1");
+		return QPHS_ERR_INVALID_ARGUMENT;
 	}
-	if (!json_object_object_get_ex(m->body, "v", &v) || !json_object_is_type(v, json_type_int) ||
-	    json_object_get_int(v) != QPLAB_AGENT_PROTO_VERSION) {
-		qplab_agent_msg_free(m);
-		return bad(err, errlen, QPHS_ERR_INVALID_ARGUMENT, "not protocol version 1");
-	}
-	type = json_object_object_get_ex(m->body, "type", &v) ? json_object_get_string(v) : "";
+	jread_str(&r, m->body, "type", &type);
 	if (!strcmp(type, "ready"))
 		m->type = QPLAB_AGENT_READY;
 	else if (!strcmp(type, "fatal"))
@@ -268,9 +255,11 @@ int qplab_agent_parse_line(const char *text, size_t len, struct qplab_agent_msg 
 		m->type = QPLAB_AGENT_REPLY;
 	else {
 		qplab_agent_msg_free(m);
-		return bad(err, errlen, QPHS_ERR_INVALID_ARGUMENT, "unknown \"type\"");
+		if (!r.errors)
+			jread_fail(&r, "type", "unknown \"type\"");
+		return QPHS_ERR_INVALID_ARGUMENT;
 	}
-	if (m->type != QPLAB_AGENT_READY && (rc = parse_status(m, err, errlen)) < 0) {
+	if (m->type != QPLAB_AGENT_READY && (rc = parse_status(&r, m)) < 0) {
 		qplab_agent_msg_free(m);
 		return rc;
 	}

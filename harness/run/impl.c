@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "agent_msg.h"
+#include "cli/jread.h"
 #include "impl.h"
 #include "run.h"
 
@@ -15,9 +16,10 @@ bool qplab_host_is_mooncake(const struct qplab_plan *p, int h)
 static const char *option_of(const struct qplab_host *h, char *buf, size_t len)
 {
 	json_object *cfg = qplab_agent_config(h), *ag;
+	struct jread jr = {0}; /* our own JSON */
 	const char *r = NULL;
 
-	if (cfg && json_object_object_get_ex(cfg, "agent", &ag)) {
+	if (jread_object(&jr, cfg, "agent", &ag) == JREAD_OK) {
 		json_object_object_foreach(ag, k, v) {
 			(void)v;
 			snprintf(buf, len, "agent option %s", k);

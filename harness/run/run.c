@@ -10,7 +10,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/jread.h"
 #include "qphs/error.h"
+#include "lab_conf.h"
+#include "registry.h"
 #include "report/report.h"
 #include "run.h"
 #include "run_args.h"
@@ -37,17 +40,24 @@ static int probe_caps(const char *caps[8], char *mode, size_t modelen)
 {
 	char probe[4200], *out = NULL;
 	char *argv[] = {probe, (char *)"--json", NULL};
-	json_object *o, *v;
+	char err[256] = "";
+	struct jread r = {.what = "netns/probe --json", .err = err, .errlen = sizeof(err)};
+	const char *rxe = "";
+	json_object *o;
 	int n = 0;
 
 	snprintf(probe, sizeof(probe), "%s/probe", qplab_script_dir());
 	mode[0] = '\0';
-	if (run_capture(argv, &out) == 0 && (o = json_tokener_parse(out))) {
-		if (json_object_object_get_ex(o, "mode", &v))
-			snprintf(mode, modelen, "%s", json_object_get_string(v));
-		if (json_object_object_get_ex(o, "netns_rxe", &v) && !strcmp(json_object_get_string(v), "yes"))
+	if (run_capture(argv, &out) == 0 && out &&
+	    jread_parse_object(&r, out, strlen(out), &o) == JREAD_OK) {
+		jread_str_copy(&r, o, "mode", mode, modelen);
+		if (jread_str(&r, o, "netns_rxe", &rxe) == JREAD_OK && !strcmp(rxe, "yes"))
 			caps[n++] = "rxe_netns";
 		json_object_put(o);
+	}
+	if (r.errors) {
+		fprintf(stderr, "qplab run: %s\n", err);
+		mode[0] = '\0';
 	}
 	free(out);
 	if (access("/usr/sbin/tc", X_OK) == 0 || access("/sbin/tc", X_OK) == 0)
@@ -133,6 +143,32 @@ static void add_impls(json_object *j, const struct qplab_plan *p, const struct r
 	json_object_object_add(j, "implementations", all);
 }
 
+/* The output directory of this run (run_here): "logs" paths are relative
+ * to it, where results.json and report.html are. */
+static const char *run_out_dir = "";
+
+/* "logs": host -> its agent's log (run_agent.c names it by host, so it
+ * holds the lines of every scenario that host ran in this directory). */
+static void add_logs(json_object *j, const struct qplab_plan *p)
+{
+	const char *dir = getenv("QPLAB_RUN_LOGDIR");
+	size_t n = strlen(run_out_dir);
+	json_object *logs;
+
+	if (!dir)
+		return;
+	if (n && !strncmp(dir, run_out_dir, n) && dir[n] == '/')
+		dir += n + 1;
+	logs = json_object_new_object();
+	for (size_t h = 0; h < p->nhosts; h++) {
+		char path[4400];
+
+		snprintf(path, sizeof(path), "%s/agent-%s.log", dir, p->hosts[h].name);
+		json_object_object_add(logs, p->hosts[h].name, json_object_new_string(path));
+	}
+	json_object_object_add(j, "logs", logs);
+}
+
 json_object *run_scenario_json(const struct qplab_plan *p, struct run_outcome *o,
 			       const struct qplab_runinfo *ri)
 {
@@ -151,8 +187,10 @@ json_object *run_scenario_json(const struct qplab_plan *p, struct run_outcome *o
 	}
 	j = qplab_result_json(&r);
 	qplab_verdicts_free(v, v ? p->nexpect : 0);
-	if (j && o->status != QPLAB_SKIP)
+	if (j && o->status != QPLAB_SKIP) {
 		add_overhead(j, o);
+		add_logs(j, p);
+	}
 	if (j)
 		add_impls(j, p, o);
 	return j;
@@ -181,6 +219,18 @@ static void run_serial(struct run_ctx *c, const struct qplab_catalogue *cat,
 	}
 	tot->left = run_ctx_finish(c);
 	tot->built = c->built;
+}
+
+/* Objects named like the lab's that no undo registry names are not this
+ * run's (nor any topology's): said once, left alone, not counted. */
+static void report_foreign(void)
+{
+	char list[2048];
+	int n = run_reg_foreign(QPLAB_LAB_PREFIX, list, sizeof(list));
+
+	if (n > 0)
+		printf("# %d object%s named like the lab's that no undo registry names (not this run's; left "
+		       "alone): %s\n", n, n == 1 ? "" : "s", list);
 }
 
 /* Runs every scenario here (inside the lab): serially, or with --jobs N
@@ -217,6 +267,7 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	ri.backend = mode;
 	ri.kernel = kernel;
 	snprintf(logdir, sizeof(logdir), "%s/logs", o->out);
+	run_out_dir = o->out;
 	qplab_report_mkdir(logdir);
 	/* Scenarios sharing a topology run one after another (run_order.c). */
 	run_order_plans(cat->plans, cat->n);
@@ -230,6 +281,7 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 		printf("# the lab's topology was not removed completely (netns/topo down --all)\n");
 		tap.counts[QPLAB_ERROR]++;
 	}
+	report_foreign();
 	if (qplab_run_interrupted)
 		printf("# interrupted (signal %d): torn down, %d of %zu scenarios ran\n",
 		       (int)qplab_run_interrupted, tap.done, cat->n);
@@ -282,6 +334,7 @@ int cmd_run(int argc, char **argv)
 	struct qplab_errors errs = {0};
 	char err[512], dflt[4200];
 	const char *paths[1];
+	double mult;
 	int rc;
 
 	if (qplab_run_parse_args(argc, argv, &o, err, sizeof(err)))
@@ -290,6 +343,8 @@ int cmd_run(int argc, char **argv)
 		qplab_run_usage(stdout);
 		return QPLAB_EXIT_OK;
 	}
+	if (qplab_time_multiplier(&mult, err, sizeof(err)))
+		return qplab_usage_error("run: %s", err);
 	if (o.backend == QPLAB_BACKEND_HOSTS)
 		return qplab_usage_error("run: --backend hosts is reserved for real machines and not available yet");
 	snprintf(dflt, sizeof(dflt), "%s/scenarios", qplab_root());

@@ -66,7 +66,7 @@ struct run_topo {
 
 /* Monotonic milliseconds. */
 double run_now_ms(void);
-/* QPLAB_TIME_MULTIPLIER (>= 1). */
+/* QPLAB_TIME_MULTIPLIER, 1..100 (cmd_run refuses any other value). */
 double run_mult(void);
 
 /* Runs argv (NULL-ended) and captures stdout into *out (malloc'd, caller
@@ -89,7 +89,9 @@ int run_topo_mtus(struct run_topo *t, const struct qplab_plan *p, char *err, siz
  * (delete_device) goes last in its group, where the topology is rebuilt
  * anyway.  Stable; only the order of plans[] changes. */
 void run_order_plans(struct qplab_plan **plans, size_t n);
-/* topo up for plan (mode NULL = auto); fills t.  err: message. */
+/* topo up --name id for plan (mode NULL = auto); fills t, t->id the name
+ * topo gave it (id plus a unique suffix).  err: message; a failed up has
+ * unwound itself and t is not up. */
 int run_topo_up(const struct qplab_plan *p, const char *id, const char *mode, struct run_topo *t,
 		char *err, size_t errlen);
 int run_topo_fault(const struct run_topo *t, const struct qplab_plan *p, const struct qplab_step *st,
@@ -107,8 +109,10 @@ int run_topo_links(const struct run_topo *t, const struct qplab_plan *p, char *e
  * Returns 0, or -1 when p did something that cannot be undone
  * (delete_device) or an undo failed: the topology must go. */
 int run_topo_reset(const struct run_topo *t, const struct qplab_plan *p);
-/* topo down --name ID, then counts what is left of it (namespaces, links,
- * rxe devices, rules of its addresses).  Returns that count. */
+/* topo down --name ID, then counts what is left of what its undo registry
+ * named (namespaces, links, rxe devices; rules of its addresses and
+ * tables), read before the down; a down that failed (an undo failed)
+ * counts at least 1.  Returns that count. */
 int run_topo_down(struct run_topo *t);
 void run_topo_free(struct run_topo *t);
 /* QPs on each of n rxe devices (one `rdma resource show qp`) into
@@ -162,9 +166,9 @@ struct run_ctx {
 struct qplab_run_opts;
 int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o, size_t nscenarios);
 
-/* The topology name for c's seq-th topology (run_jobs_msg.c): unique
- * per worker, so parallel workers' namespaces, veths and rxe devices
- * never clash. */
+/* The ID for c's seq-th topology (run_jobs_msg.c), distinct per worker;
+ * topo adds a suffix unique on the machine, so neither parallel workers
+ * nor two runs at once share a namespace, veth or rxe device. */
 void run_topo_name(const struct run_ctx *c, int seq, char *id, size_t len);
 
 /* Tears the kept topology down; returns what is left of it (objects). */

@@ -15,9 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/jread.h"
 #include "qphs/body.h"
 #include "impl.h"
+#include "lab_conf.h"
 #include "qphs/error.h"
+#include "cli/cli.h"
 #include "run.h"
 #include "run_spawn.h"
 
@@ -31,12 +34,15 @@ double run_now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* cmd_run refused an invalid value before anything ran (a usage error). */
 double run_mult(void)
 {
-	const char *m = getenv("QPLAB_TIME_MULTIPLIER");
-	double v = m ? atof(m) : 1;
+	static double m = -1;
+	char err[160];
 
-	return v >= 1 ? v : 1;
+	if (m < 0 && qplab_time_multiplier(&m, err, sizeof(err)))
+		m = 1;
+	return m;
 }
 
 /* advertise gid "zero" and "unowned" (docs/scenarios.md) become GID
@@ -44,21 +50,23 @@ double run_mult(void)
  * unowned (blackholed) address, which only the topology knows. */
 static void lab_gid(json_object *cfg, const struct run_host *h)
 {
-	json_object *ag, *adv, *g;
+	struct jread r = {0}; /* our own JSON: anything else is left to the agent */
+	json_object *ag, *adv;
+	const char *g;
 	uint8_t raw[16] = {0};
 	struct in_addr a4;
 	char s[QPHS_GID_STR_LEN + 1];
 
-	if (!json_object_object_get_ex(cfg, "agent", &ag) ||
-	    !json_object_object_get_ex(ag, "advertise", &adv) ||
-	    !json_object_object_get_ex(adv, "gid", &g))
+	if (jread_object(&r, cfg, "agent", &ag) != JREAD_OK ||
+	    jread_object(&r, ag, "advertise", &adv) != JREAD_OK ||
+	    jread_str(&r, adv, "gid", &g) != JREAD_OK)
 		return;
-	if (!strcmp(json_object_get_string(g), "unowned")) {
+	if (!strcmp(g, "unowned")) {
 		if (inet_pton(AF_INET, h->unowned4, &a4) != 1)
 			return;
 		raw[10] = raw[11] = 0xff;
 		memcpy(raw + 12, &a4, 4);
-	} else if (strcmp(json_object_get_string(g), "zero")) {
+	} else if (strcmp(g, "zero")) {
 		return;
 	}
 	qphs_gid_format(raw, s);
@@ -161,13 +169,13 @@ static char *read_line(struct run_agent *ag, double deadline, char *err, size_t 
 }
 
 /* A libibverbs config directory naming rxe alone (run_spawn.c says why),
- * made once per run under /run/qplab; NULL when it cannot be (not root,
+ * made once per run in the lab's state directory; NULL when it cannot be (not root,
  * no rxe provider configured) or QPLAB_RUN_ALL_PROVIDERS is set. */
 static const char *rxe_only_dir(void)
 {
-	static const char dir[] = "/run/qplab/verbs-rxe.d";
+	static const char dir[] = QPLAB_LAB_STATE_DIR "/verbs-rxe.d";
 	static int state; /* 0 unknown, 1 ready, -1 not available */
-	char line[256] = "", tmp[64];
+	char line[256] = "", tmp[sizeof(dir) + 32];
 	FILE *in, *out;
 
 	if (state)
@@ -181,7 +189,7 @@ static const char *rxe_only_dir(void)
 	if (!fgets(line, sizeof(line), in))
 		line[0] = '\0';
 	fclose(in);
-	mkdir("/run/qplab", 0755);
+	mkdir(QPLAB_LAB_STATE_DIR, 0755);
 	mkdir(dir, 0755);
 	/* Written aside and renamed: with --jobs another worker's agent may
 	 * be reading the file this moment, and must never see it empty. */
@@ -190,7 +198,7 @@ static const char *rxe_only_dir(void)
 	if (!out)
 		return NULL;
 	fputs(line, out);
-	if (fclose(out) == 0 && line[0] && rename(tmp, "/run/qplab/verbs-rxe.d/rxe.driver") == 0)
+	if (fclose(out) == 0 && line[0] && rename(tmp, QPLAB_LAB_STATE_DIR "/verbs-rxe.d/rxe.driver") == 0)
 		state = 1;
 	else
 		unlink(tmp);
@@ -253,19 +261,16 @@ const char *run_mooncake_agent(void)
 }
 
 /* "impl", and "mooncake": {"commit", "build"} of a Mooncake host. */
-static void ready_impl(struct run_agent *ag, json_object *ready)
+static void ready_impl(struct run_agent *ag, json_object *ready, struct jread *r)
 {
-	json_object *v, *mc;
+	json_object *mc;
 
 	ag->impl[0] = ag->mc_commit[0] = ag->mc_build[0] = '\0';
-	if (json_object_object_get_ex(ready, "impl", &v) && json_object_is_type(v, json_type_string))
-		snprintf(ag->impl, sizeof(ag->impl), "%s", json_object_get_string(v));
-	if (!json_object_object_get_ex(ready, "mooncake", &mc) || !json_object_is_type(mc, json_type_object))
+	jread_str_copy(r, ready, "impl", ag->impl, sizeof(ag->impl));
+	if (jread_object(r, ready, "mooncake", &mc) != JREAD_OK)
 		return;
-	if (json_object_object_get_ex(mc, "commit", &v) && json_object_is_type(v, json_type_string))
-		snprintf(ag->mc_commit, sizeof(ag->mc_commit), "%s", json_object_get_string(v));
-	if (json_object_object_get_ex(mc, "build", &v) && json_object_is_type(v, json_type_string))
-		snprintf(ag->mc_build, sizeof(ag->mc_build), "%s", json_object_get_string(v));
+	jread_str_copy(r, mc, "commit", ag->mc_commit, sizeof(ag->mc_commit));
+	jread_str_copy(r, mc, "build", ag->mc_build, sizeof(ag->mc_build));
 }
 
 int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t errlen)
@@ -279,14 +284,12 @@ int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t err
 		return -1;
 	if (qplab_agent_parse_line(line, strlen(line), &m, err, errlen) == 0) {
 		if (m.type == QPLAB_AGENT_READY) {
-			json_object *v;
+			struct jread r = {.what = "agent ready line", .err = err, .errlen = errlen};
 
-			if (json_object_object_get_ex(m.body, "nic_path", &v))
-				snprintf(ag->nic_path, sizeof(ag->nic_path), "%s", json_object_get_string(v));
-			if (json_object_object_get_ex(m.body, "listen", &v))
-				snprintf(ag->listen, sizeof(ag->listen), "%s", json_object_get_string(v));
-			ready_impl(ag, m.body);
-			rc = 0;
+			jread_str_copy(&r, m.body, "nic_path", ag->nic_path, sizeof(ag->nic_path));
+			jread_str_copy(&r, m.body, "listen", ag->listen, sizeof(ag->listen));
+			ready_impl(ag, m.body, &r);
+			rc = r.errors ? -1 : 0;
 		} else {
 			snprintf(ag->fatal_code, sizeof(ag->fatal_code), "%s", m.code);
 			snprintf(ag->fatal_text, sizeof(ag->fatal_text), "%s", m.error);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/cli.h"
 #include "run.h"
 
 /* Partner of listed host i in slot r of n hosts, by the circle method
@@ -42,7 +43,7 @@ int run_both_partner(int i, int slot, int n)
 static int64_t barrier_ns(const struct qplab_step *st)
 {
 	struct timespec now;
-	int lead = (int)((st->barrier_ms > 0 ? st->barrier_ms : 200) * run_mult());
+	int lead = (int)qplab_scaled_ms((st->barrier_ms > 0 ? st->barrier_ms : 200), run_mult());
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec + (int64_t)lead * 1000000;
@@ -66,12 +67,12 @@ static void note_reply(struct first_bad *fb, const struct qplab_agent_msg *m)
 static int one_round(struct run_state *s, int si, const struct qplab_step *st, struct first_bad *fb,
 		     char *err, size_t errlen)
 {
-	int n = (int)st->nhosts, slots = run_both_slots(n), dl = (int)(15000 * run_mult());
+	int n = (int)st->nhosts, slots = run_both_slots(n), dl = (int)qplab_scaled_ms(15000, run_mult());
 	int ids[QPLAB_MAX_HOSTS][QPLAB_MAX_HOSTS];
 	int64_t at = barrier_ns(st);
 
 	if (st->deadline_ms > 0)
-		dl = (int)(st->deadline_ms * run_mult());
+		dl = (int)qplab_scaled_ms(st->deadline_ms, run_mult());
 	for (int i = 0; i < n; i++) {
 		struct run_agent *ag = &s->ag[st->hosts[i]];
 
@@ -159,7 +160,7 @@ static int after_rounds(struct run_state *s, int si, const struct qplab_step *st
 
 		if (ids[h] < 0)
 			continue;
-		if (run_agent_wait(&s->ag[h], ids[h], (int)(5000 * run_mult()), &m, err, errlen))
+		if (run_agent_wait(&s->ag[h], ids[h], (int)qplab_scaled_ms(5000, run_mult()), &m, err, errlen))
 			return -1;
 		snprintf(code, sizeof(code), "%s", f->code);
 		qplab_facts_from_reply(&m, i >= 0 ? s->ag[st->hosts[i ? 0 : 1]].nic_path : NULL, f, err, errlen);

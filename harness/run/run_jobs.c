@@ -1,7 +1,6 @@
 /* `qplab run --jobs N`: N worker processes run the scenarios, the runner
  * prints and collects what they send (run_jobs.h). */
 #include <errno.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -13,7 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/jread.h"
 #include "qphs/error.h"
+#include "registry.h"
 #include "run_jobs.h"
 
 /* The runner's view of one worker. */
@@ -176,8 +177,11 @@ static void handle(struct collect *co, struct worker *w, const struct run_job_ms
 	if (m->kind == RUN_JOB_START) {
 		w->inflight = m->index;
 	} else if (m->kind == RUN_JOB_RESULT) {
-		json_object *j = json ? json_tokener_parse(json) : NULL;
+		struct jread jr = {0}; /* a result that does not read is an error result */
+		json_object *j = NULL;
 
+		if (json && jread_parse_object(&jr, json, strlen(json), &j) != JREAD_OK)
+			j = NULL;
 		if (!j) {
 			struct qplab_scenario_result r = {.plan = co->cat->plans[m->index], .status = QPLAB_ERROR,
 							  .reason = "the worker's result could not be read"};
@@ -193,30 +197,52 @@ static void handle(struct collect *co, struct worker *w, const struct run_job_ms
 	}
 }
 
-/* A worker that died could not tear down: its topologies (topo's state
- * files /run/qplab/j<W>r<K>.undo; its agents exit when their stdin, the
- * worker's pipe, closes) go here.  Returns what is left of them. */
-static int down_worker_topos(int num)
+/* The registries a dead worker's topo processes wrote (owner = its pid). */
+struct owned {
+	long owner;
+	char names[32][16];
+	long pids[32];
+	int n;
+};
+
+static int owned_by(const char *name, const struct run_reg *r, void *arg)
 {
-	DIR *d = opendir("/run/qplab");
-	struct dirent *e;
-	char prefix[16];
+	struct owned *o = arg;
+
+	if (r->owner != o->owner || o->n == 32 || strlen(name) >= sizeof(o->names[0]))
+		return 0;
+	snprintf(o->names[o->n], sizeof(o->names[0]), "%s", name);
+	o->pids[o->n++] = r->pid;
+	return 0;
+}
+
+static bool gone(long pid)
+{
+	return pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH);
+}
+
+/* A worker that died could not tear down: its topologies (the undo
+ * registries its topo processes wrote, which name it as their owner; its
+ * agents exit when their stdin, the worker's pipe, closes) go here.  A
+ * topo up it started may still be running: it is left to finish (or to
+ * unwind) first.  Returns what is left of them. */
+static int down_worker_topos(pid_t worker)
+{
+	struct owned o = {.owner = worker};
 	int left = 0;
 
-	snprintf(prefix, sizeof(prefix), "j%dr", num);
-	while (d && (e = readdir(d))) {
-		size_t p = strlen(prefix), k = strspn(e->d_name + p, "0123456789");
+	run_reg_each(owned_by, &o);
+	for (int i = 0; i < o.n; i++) {
 		struct run_topo t;
+		double end = run_now_ms() + 60000 * run_mult();
 
-		if (strncmp(e->d_name, prefix, p) || !k || strcmp(e->d_name + p + k, ".undo") || p + k >= sizeof(t.id))
-			continue;
+		while (!gone(o.pids[i]) && run_now_ms() < end)
+			usleep(100000);
 		memset(&t, 0, sizeof(t));
-		snprintf(t.id, sizeof(t.id), "%.*s", (int)(p + k), e->d_name);
+		snprintf(t.id, sizeof(t.id), "%s", o.names[i]);
 		t.up = true;
 		left += run_topo_down(&t);
 	}
-	if (d)
-		closedir(d);
 	return left;
 }
 
@@ -226,6 +252,7 @@ static void worker_gone(struct collect *co, struct worker *w, int num)
 {
 	int st = 0;
 	char why[200];
+	pid_t pid = w->pid;
 
 	close(w->fd);
 	w->fd = -1;
@@ -248,7 +275,7 @@ static void worker_gone(struct collect *co, struct worker *w, int num)
 		record(co, (size_t)w->inflight, qplab_result_json(&r), NULL);
 	}
 	if (!w->done)
-		co->tot->left += down_worker_topos(num);
+		co->tot->left += down_worker_topos(pid);
 }
 
 /* Reads what worker w has; at EOF (or garbage) it is gone. */

@@ -99,10 +99,10 @@ size_t run_jobs_assemble(json_object *run, json_object *const *res, size_t n)
 	return added;
 }
 
-/* Topology names (netns/topo --name: 1-8 of [a-z0-9]).  topo derives every
- * object's name from it (namespaces and rxe devices qlID-HOST, veths
- * qlID-N, the bridge qlID-br), so names unique per worker keep workers'
- * namespaces, links and devices apart: "r7" in a serial run, "j1r7" for
+/* Topology IDs (netns/topo up --name: 1-7 of [a-z0-9]).  topo names the
+ * topology ID plus a suffix unique on the machine and derives every
+ * object's name from that (namespaces and rxe devices qlNAME-HOST, veths
+ * qlNAME-N, the bridge qlNAME-br): "r7" in a serial run, "j1r7" for
  * worker 1 of a parallel one ("j63r999" at most: 7 characters). */
 void run_topo_name(const struct run_ctx *c, int seq, char *id, size_t len)
 {

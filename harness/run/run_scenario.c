@@ -9,6 +9,7 @@
 #include "impl.h"
 #include "realise.h"
 #include "report/report.h"
+#include "cli/cli.h"
 #include "run.h"
 
 /* QPLAB_RUN_TRACE=1: each phase's wall time on stderr. */
@@ -96,7 +97,7 @@ static int final_facts(struct run_state *s, char *err, size_t errlen)
 		rep[h] = ag->next_id++;
 		probe[h] = ag->next_id++;
 		run_agent_send(ag, qplab_agent_req_report(rep[h]));
-		run_agent_send(ag, qplab_agent_req_probe(probe[h], NULL, (int)(2000 * run_mult())));
+		run_agent_send(ag, qplab_agent_req_probe(probe[h], NULL, (int)qplab_scaled_ms(2000, run_mult())));
 	}
 	for (size_t h = 0; h < s->p->nhosts; h++) {
 		struct qplab_facts *f = qplab_facts_at(s->facts, -1, (int)h);
@@ -105,11 +106,11 @@ static int final_facts(struct run_state *s, char *err, size_t errlen)
 
 		if (rep[h] < 0)
 			continue;
-		if (run_agent_wait(&s->ag[h], rep[h], (int)(5000 * run_mult()), &m, err, errlen))
+		if (run_agent_wait(&s->ag[h], rep[h], (int)qplab_scaled_ms(5000, run_mult()), &m, err, errlen))
 			return -1;
 		qplab_facts_from_reply(&m, peer >= 0 ? s->ag[peer].nic_path : NULL, f, err, errlen);
 		qplab_agent_msg_free(&m);
-		if (run_agent_wait(&s->ag[h], probe[h], (int)(4000 * run_mult()), &m, err, errlen))
+		if (run_agent_wait(&s->ag[h], probe[h], (int)qplab_scaled_ms(4000, run_mult()), &m, err, errlen))
 			return -1;
 		qplab_facts_from_reply(&m, NULL, f, err, errlen);
 		qplab_agent_msg_free(&m);
@@ -133,7 +134,7 @@ static void teardown(struct run_ctx *c, struct run_state *s, bool keep_topo, boo
 	for (size_t h = 0; h < s->p->nhosts; h++) {
 		pid_t pid = s->ag[h].pid;
 
-		run_agent_stop(&s->ag[h], (int)(3000 * run_mult()));
+		run_agent_stop(&s->ag[h], (int)qplab_scaled_ms(3000, run_mult()));
 		agents += pid > 0 && kill(pid, 0) == 0;
 		rxe[h] = s->hostmap[h] >= 0 ? s->t->hosts[s->hostmap[h]].rxe : "";
 	}

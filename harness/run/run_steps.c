@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "qphs/error.h"
+#include "cli/cli.h"
+#include "cli/jread.h"
 #include "run.h"
 
 /* Default deadlines (ms) before QPLAB_TIME_MULTIPLIER. */
@@ -14,7 +16,7 @@ enum { DL_CONNECT = 15000, DL_DATAPATH = 10000, DL_REPORT = 5000, DL_READY = 100
 
 static int scaled(int step_ms, int dflt)
 {
-	return (int)((step_ms > 0 ? step_ms : dflt) * run_mult());
+	return (int)qplab_scaled_ms((step_ms > 0 ? step_ms : dflt), run_mult());
 }
 
 static const char *path_of(struct run_state *s, int h)
@@ -77,16 +79,20 @@ static int act(struct run_state *s, int h, int id, char *line, int deadline, int
 	       const char *peer, char *err, size_t errlen)
 {
 	struct qplab_agent_msg m;
-
-	json_object *u;
+	struct jread r = {.what = "agent reply", .err = err, .errlen = errlen};
+	const char *u;
 
 	if (run_agent_call(&s->ag[h], id, line, deadline + 2000, &m, err, errlen))
 		return -1;
 	/* What the host cannot do at all (a Mooncake host's C API has no call
 	 * for it): the scenario does not apply to this placement. */
-	if (json_object_object_get_ex(m.body, "unsupported", &u) && json_object_is_type(u, json_type_string)) {
-		snprintf(s->skip, sizeof(s->skip), "host %s cannot: %s", s->ag[h].name, json_object_get_string(u));
+	if (jread_str(&r, m.body, "unsupported", &u) == JREAD_OK) {
+		snprintf(s->skip, sizeof(s->skip), "host %s cannot: %s", s->ag[h].name, u);
 		snprintf(err, errlen, "%s", s->skip);
+		qplab_agent_msg_free(&m);
+		return -1;
+	}
+	if (r.errors) {
 		qplab_agent_msg_free(&m);
 		return -1;
 	}
@@ -131,7 +137,7 @@ static int probe_into(struct run_state *s, int h, struct qplab_facts *f, char *e
 	f->daemon_alive = 0;
 	if (!ag->pid)
 		return 0;
-	if (run_agent_call(ag, id, qplab_agent_req_probe(id, NULL, (int)(1000 * run_mult())),
+	if (run_agent_call(ag, id, qplab_agent_req_probe(id, NULL, (int)qplab_scaled_ms(1000, run_mult())),
 			   scaled(-1, DL_REPORT), &m, err, errlen))
 		return -1;
 	qplab_facts_from_reply(&m, NULL, f, err, errlen);
@@ -288,6 +294,18 @@ static int delete_device(struct run_state *s, int si, const struct qplab_step *s
 	return rc;
 }
 
+/* When step si began and ended (the reports it collects included), in ms
+ * since the scenario's first step began: the timeline's time base. */
+static void step_times(struct qplab_scenario_facts *sf, int si, double t0)
+{
+	if (si < 0 || (size_t)si >= sf->nsteps || !sf->step_started_ms)
+		return;
+	if (sf->steps_t0_ms < 0)
+		sf->steps_t0_ms = t0;
+	sf->step_started_ms[si] = (long)(t0 - sf->steps_t0_ms + 0.5);
+	sf->step_ended_ms[si] = (long)(run_now_ms() - sf->steps_t0_ms + 0.5);
+}
+
 int run_step(struct run_state *s, int si, char *err, size_t errlen)
 {
 	const struct qplab_step *st = &s->p->steps[si];
@@ -305,5 +323,6 @@ int run_step(struct run_state *s, int si, char *err, size_t errlen)
 	}
 	for (size_t h = 0; h < s->p->nhosts; h++)
 		qplab_facts_at(s->facts, si, (int)h)->time_ms[QPLAB_TIME_STEP] = took;
+	step_times(s->facts, si, t0);
 	return rc;
 }

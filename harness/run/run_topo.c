@@ -1,6 +1,6 @@
 /* The topology through netns/topo: up (its JSON read back), faults, down
- * and an independent count of what is left. */
-#include <dirent.h>
+ * and an independent count of what is left (of what its undo registry
+ * names). */
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/jread.h"
 #include "realise.h"
+#include "registry.h"
 #include "run.h"
 #include "run_spawn.h"
 
@@ -59,50 +61,68 @@ static const char *topo_path(void)
 	return path;
 }
 
-static void copy(json_object *o, const char *key, char *dst, size_t len)
+/* The exec prefix of host h: strings, each strdup'd (checked); t's hosts
+ * free them, up to the first NULL, so reading stops at the first error. */
+static void host_exec(struct jread *r, json_object *h, struct run_host *rh)
 {
-	json_object *v;
+	json_object *ex;
+	const char *arg;
 
-	dst[0] = '\0';
-	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
-		snprintf(dst, len, "%s", json_object_get_string(v));
+	if (jread_array(r, h, "exec", &ex) != JREAD_OK)
+		return;
+	for (size_t k = 0; k < json_object_array_length(ex) && k < 7; k++) {
+		if (jread_elem_str(r, ex, "exec", k, &arg) != JREAD_OK)
+			return;
+		if (!(rh->exec[k] = strdup(arg))) {
+			jread_fail(r, "exec", "out of memory");
+			return;
+		}
+	}
 }
 
+/* netns/topo up's JSON, read strictly like every JSON the harness takes
+ * in (cli/jread.h): t was zeroed by the caller, so what is absent is "". */
 static int parse_topo(const char *text, struct run_topo *t, char *err, size_t errlen)
 {
-	json_object *o = json_tokener_parse(text), *hosts, *ex;
+	struct jread r = {.what = "topo up: its output", .err = err, .errlen = errlen};
+	json_object *o, *hosts, *h;
 
-	if (!o || !json_object_object_get_ex(o, "hosts", &hosts) ||
-	    !json_object_is_type(hosts, json_type_array)) {
+	if (jread_parse_object(&r, text, strlen(text), &o) != JREAD_OK)
+		return -1;
+	if (jread_array(&r, o, "hosts", &hosts) != JREAD_OK) {
+		if (!r.errors)
+			jread_missing(&r, "hosts");
 		json_object_put(o);
-		snprintf(err, errlen, "topo up: its output is not the topology JSON");
 		return -1;
 	}
-	copy(o, "mode", t->mode, sizeof(t->mode));
-	copy(o, "kernel", t->kernel, sizeof(t->kernel));
-	copy(o, "unowned4", t->unowned4, sizeof(t->unowned4));
-	copy(o, "unroutable4", t->unroutable4, sizeof(t->unroutable4));
+	/* topo names the topology: the ID asked for plus a unique suffix. */
+	jread_str_copy(&r, o, "name", t->id, sizeof(t->id));
+	if (!r.errors && !t->id[0])
+		jread_fail(&r, "name", "its JSON names no topology");
+	jread_str_copy(&r, o, "mode", t->mode, sizeof(t->mode));
+	jread_str_copy(&r, o, "kernel", t->kernel, sizeof(t->kernel));
+	jread_str_copy(&r, o, "unowned4", t->unowned4, sizeof(t->unowned4));
+	jread_str_copy(&r, o, "unroutable4", t->unroutable4, sizeof(t->unroutable4));
 	t->nhosts = json_object_array_length(hosts);
 	if (t->nhosts > QPLAB_MAX_HOSTS)
 		t->nhosts = QPLAB_MAX_HOSTS;
 	for (size_t i = 0; i < t->nhosts; i++) {
-		json_object *h = json_object_array_get_idx(hosts, i);
 		struct run_host *rh = &t->hosts[i];
 
-		copy(h, "name", rh->name, sizeof(rh->name));
-		copy(h, "addr4", rh->addr4, sizeof(rh->addr4));
-		copy(h, "addr6", rh->addr6, sizeof(rh->addr6));
-		copy(h, "rxe", rh->rxe, sizeof(rh->rxe));
-		copy(h, "ifname", rh->ifname, sizeof(rh->ifname));
+		if (jread_elem(&r, hosts, "hosts", i, json_type_object, &h) != JREAD_OK)
+			continue;
+		jread_str_copy(&r, h, "name", rh->name, sizeof(rh->name));
+		jread_str_copy(&r, h, "addr4", rh->addr4, sizeof(rh->addr4));
+		jread_str_copy(&r, h, "addr6", rh->addr6, sizeof(rh->addr6));
+		jread_str_copy(&r, h, "rxe", rh->rxe, sizeof(rh->rxe));
+		jread_str_copy(&r, h, "ifname", rh->ifname, sizeof(rh->ifname));
 		snprintf(rh->unowned4, sizeof(rh->unowned4), "%s", t->unowned4);
-		copy(h, "netns", rh->netns, sizeof(rh->netns));
-		rh->mtu = json_object_object_get_ex(h, "mtu", &ex) ? json_object_get_int(ex) : 0;
-		if (json_object_object_get_ex(h, "exec", &ex) && json_object_is_type(ex, json_type_array))
-			for (size_t k = 0; k < json_object_array_length(ex) && k < 7; k++)
-				rh->exec[k] = strdup(json_object_get_string(json_object_array_get_idx(ex, k)));
+		jread_str_copy(&r, h, "netns", rh->netns, sizeof(rh->netns));
+		jread_int(&r, h, "mtu", 0, 65535, &rh->mtu);
+		host_exec(&r, h, rh);
 	}
 	json_object_put(o);
-	return 0;
+	return r.errors ? -1 : 0;
 }
 
 void run_topo_sig(const struct qplab_plan *p, const char *mode, char *sig, size_t len)
@@ -160,7 +180,6 @@ int run_topo_up(const struct qplab_plan *p, const char *id, const char *mode, st
 	int n = qplab_topo_up_args(p, id, mode, words, buf, sizeof(buf)), rc;
 
 	memset(t, 0, sizeof(*t));
-	snprintf(t->id, sizeof(t->id), "%s", id);
 	if (n < 0) {
 		snprintf(err, errlen, "topo up: arguments too long");
 		return -1;
@@ -170,14 +189,17 @@ int run_topo_up(const struct qplab_plan *p, const char *id, const char *mode, st
 		argv[i + 1] = (char *)words[i];
 	argv[n + 1] = NULL;
 	rc = run_capture(argv, &out);
-	t->up = true; /* whatever it built, down undoes */
+	/* A failing up unwinds what it built itself (its EXIT trap). */
 	if (rc != 0) {
-		snprintf(err, errlen, "topo up --name %s failed (exit %d)", id, rc);
+		snprintf(err, errlen, "topo up --name %s failed (exit %d%s)", id, rc,
+			 rc == 4 ? ": a command it needs is missing" : "");
 		free(out);
 		return -1;
 	}
 	rc = parse_topo(out, t, err, errlen);
 	free(out);
+	if (rc == 0)
+		t->up = true;
 	return rc;
 }
 
@@ -484,49 +506,43 @@ int run_topo_reset(const struct run_topo *t, const struct qplab_plan *p)
 	return rc ? -1 : 0;
 }
 
-/* Entries of dir whose name starts with prefix: what `ip netns list`
- * (/run/netns), `ip link` (/sys/class/net) and `rdma link`
- * (/sys/class/infiniband) show here, without a process each (under TCG a
- * program start costs 0.1-0.3 s). */
-static int count_entries(const char *dir, const char *prefix)
+/* Does the rule line name address a (a whole word)? */
+static bool names_word(const char *line, const char *a)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
+	size_t k = strlen(a);
 
-	if (!d)
-		return 0;
-	while ((e = readdir(d)))
-		n += !strncmp(e->d_name, prefix, strlen(prefix));
-	closedir(d);
-	return n;
+	for (const char *at = k ? strstr(line, a) : NULL; at; at = strstr(at + 1, a))
+		if (at > line && at[-1] == ' ' && (at[k] == ' ' || at[k] == '\0'))
+			return true;
+	return false;
 }
 
-/* Lines of `ip rule show` naming one of t's IPv4 addresses. */
-static int count_rules(const struct run_topo *t)
+/* Lines of `ip rule show` naming one of t's IPv4 addresses or looking up
+ * a table reg registered (shared mode's blackhole rules name neither host). */
+static int count_rules(const struct run_topo *t, const struct run_reg *reg)
 {
 	char *argv[] = {(char *)"ip", (char *)"rule", (char *)"show", NULL};
 	char *out = NULL, *line, *save = NULL;
 	int n = 0;
-	bool any = false;
 
 	/* netns mode adds no rule to the runner's namespace. */
-	for (size_t i = 0; i < t->nhosts && strcmp(t->mode, "netns"); i++)
-		any |= t->hosts[i].addr4[0] != '\0';
-	if (!any || run_capture(argv, &out) != 0) {
+	if (!strcmp(t->mode, "netns") || run_capture(argv, &out) != 0) {
 		free(out);
 		return 0;
 	}
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		for (size_t i = 0; i < t->nhosts; i++) {
-			const char *a = t->hosts[i].addr4, *at = a[0] ? strstr(line, a) : NULL;
-			size_t k = strlen(a);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		bool ours = false;
 
-			if (at && at > line && at[-1] == ' ' && (at[k] == ' ' || at[k] == '\0')) {
-				n++;
-				break;
-			}
+		for (size_t i = 0; i < t->nhosts && !ours; i++)
+			ours = names_word(line, t->hosts[i].addr4);
+		for (size_t i = 0; reg && i < reg->nobjs && !ours; i++) {
+			char want[80];
+
+			snprintf(want, sizeof(want), "lookup %s", reg->objs[i].name);
+			ours = !strcmp(reg->objs[i].kind, "table4") && names_word(line, want);
 		}
+		n += ours;
+	}
 	free(out);
 	return n;
 }
@@ -559,18 +575,30 @@ void run_count_qps(const char *const rxe[], size_t n, int counts[])
 int run_topo_down(struct run_topo *t)
 {
 	char *argv[] = {(char *)topo_path(), (char *)"down", (char *)"--name", t->id, NULL};
-	char needle[32];
-	int left = 0;
+	struct run_reg *reg;
+	int left, rc;
 
 	if (!t->up)
 		return 0;
-	run_capture(argv, NULL);
+	/* What the registry says was made, read before down removes it; then
+	 * counted here, not taken from topo's word. */
+	reg = malloc(sizeof(*reg));
+	if (reg && run_reg_load(t->id, reg)) {
+		fprintf(stderr, "qplab run: topology %s has no undo registry (%s/%s.undo)\n", t->id,
+			QPLAB_LAB_STATE_DIR, t->id);
+		free(reg);
+		reg = NULL;
+	}
+	rc = run_capture(argv, NULL);
 	t->up = false;
-	snprintf(needle, sizeof(needle), "ql%s-", t->id);
-	left += count_entries("/run/netns", needle);
-	left += count_entries("/sys/class/net", needle);
-	left += count_entries("/sys/class/infiniband", needle);
-	return left + count_rules(t);
+	left = reg ? run_reg_present(reg) : 1;
+	left += count_rules(t, reg);
+	/* An undo that failed (topo named its log) counts even when what it
+	 * should have removed is gone now. */
+	if (rc != 0 && left == 0)
+		left = 1;
+	free(reg);
+	return left;
 }
 
 void run_topo_free(struct run_topo *t)

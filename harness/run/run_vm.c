@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/jread.h"
 #include "report/report.h"
 #include "run.h"
 #include "run_args.h"
@@ -140,21 +141,51 @@ static int relay(char *const argv[], int *num, const char *tag)
 /* Names the scenarios of every run in doc "id [K]". */
 static void tag_names(json_object *doc, const char *tag)
 {
-	json_object *runs, *scs, *id;
+	struct jread jr = {0}; /* results.json was read (and checked) by the merge */
+	json_object *runs, *run, *scs, *sc;
+	const char *id;
 
-	if (!tag || !json_object_object_get_ex(doc, "runs", &runs))
+	if (!tag || jread_array(&jr, doc, "runs", &runs) != JREAD_OK)
+		return;
+	for (size_t r = 0; r < json_object_array_length(runs); r++) {
+		if (jread_elem(&jr, runs, "runs", r, json_type_object, &run) != JREAD_OK ||
+		    jread_array(&jr, run, "scenarios", &scs) != JREAD_OK)
+			continue;
+		for (size_t i = 0; i < json_object_array_length(scs); i++) {
+			char name[512];
+
+			if (jread_elem(&jr, scs, "scenarios", i, json_type_object, &sc) != JREAD_OK ||
+			    jread_str(&jr, sc, "id", &id) != JREAD_OK)
+				continue;
+			snprintf(name, sizeof(name), "%s%s", id, tag);
+			json_object_object_add(sc, "name", json_object_new_string(name));
+		}
+	}
+}
+
+/* The inner run's "logs" paths are relative to OUT/kernel-K/; the merged
+ * results.json is in OUT. */
+static void prefix_logs(json_object *doc, const char *kernel)
+{
+	json_object *runs, *scs, *logs;
+
+	if (!json_object_object_get_ex(doc, "runs", &runs))
 		return;
 	for (size_t r = 0; r < json_object_array_length(runs); r++) {
 		if (!json_object_object_get_ex(json_object_array_get_idx(runs, r), "scenarios", &scs))
 			continue;
 		for (size_t i = 0; i < json_object_array_length(scs); i++) {
-			json_object *sc = json_object_array_get_idx(scs, i);
-			char name[512];
-
-			if (!json_object_object_get_ex(sc, "id", &id))
+			if (!json_object_object_get_ex(json_object_array_get_idx(scs, i), "logs", &logs) ||
+			    !json_object_is_type(logs, json_type_object))
 				continue;
-			snprintf(name, sizeof(name), "%s%s", json_object_get_string(id), tag);
-			json_object_object_add(sc, "name", json_object_new_string(name));
+			json_object_object_foreach(logs, host, path) {
+				char p[4600];
+
+				if (!json_object_is_type(path, json_type_string) || json_object_get_string(path)[0] == '/')
+					continue;
+				snprintf(p, sizeof(p), "kernel-%s/%s", kernel, json_object_get_string(path));
+				json_object_object_add(logs, host, json_object_new_string(p));
+			}
 		}
 	}
 }
@@ -197,6 +228,7 @@ int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o, size_t nsce
 		snprintf(out + strlen(out), sizeof(out) - strlen(out), "/results.json");
 		if (qplab_results_load(out, &sub, err, sizeof(err)) == 0) {
 			tag_names(sub, nk > 1 ? tag : NULL);
+			prefix_logs(sub, o->nkernels ? o->kernels[k] : "default");
 			qplab_results_merge(doc, sub);
 			json_object_put(sub);
 		} else {

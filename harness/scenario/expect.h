@@ -62,11 +62,17 @@ void qplab_facts_free(struct qplab_facts *f);
  * QPHS_ERR_MEMORY. */
 int qplab_facts_set(char **dst, const char *s);
 
-/* The facts of one scenario: final[h], and step[s * nhosts + h]. */
+/* The facts of one scenario: final[h], and step[s * nhosts + h].  Per
+ * step s, when it began and ended (step_started_ms[s], step_ended_ms[s]:
+ * ms since the scenario's first step began; -1 = it did not run);
+ * steps_t0_ms is that first step's start on the runner's monotonic clock
+ * (-1 until it began). */
 struct qplab_scenario_facts {
 	size_t nhosts, nsteps;
 	struct qplab_facts *final;
 	struct qplab_facts *steps;
+	long *step_started_ms, *step_ended_ms;
+	double steps_t0_ms;
 };
 int qplab_scenario_facts_init(struct qplab_scenario_facts *sf, size_t nhosts, size_t nsteps);
 void qplab_scenario_facts_free(struct qplab_scenario_facts *sf);

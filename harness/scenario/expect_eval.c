@@ -49,9 +49,13 @@ int qplab_scenario_facts_init(struct qplab_scenario_facts *sf, size_t nhosts, si
 	memset(sf, 0, sizeof(*sf));
 	sf->final = calloc(nhosts ? nhosts : 1, sizeof(*sf->final));
 	sf->steps = calloc(nhosts * nsteps + 1, sizeof(*sf->steps));
-	if (!sf->final || !sf->steps) {
+	sf->step_started_ms = calloc(nsteps + 1, sizeof(*sf->step_started_ms));
+	sf->step_ended_ms = calloc(nsteps + 1, sizeof(*sf->step_ended_ms));
+	if (!sf->final || !sf->steps || !sf->step_started_ms || !sf->step_ended_ms) {
 		free(sf->final);
 		free(sf->steps);
+		free(sf->step_started_ms);
+		free(sf->step_ended_ms);
 		memset(sf, 0, sizeof(*sf));
 		return QPHS_ERR_MEMORY;
 	}
@@ -61,6 +65,9 @@ int qplab_scenario_facts_init(struct qplab_scenario_facts *sf, size_t nhosts, si
 		qplab_facts_init(&sf->final[i]);
 	for (size_t i = 0; i < nhosts * nsteps; i++)
 		qplab_facts_init(&sf->steps[i]);
+	for (size_t i = 0; i < nsteps; i++)
+		sf->step_started_ms[i] = sf->step_ended_ms[i] = -1;
+	sf->steps_t0_ms = -1;
 	return 0;
 }
 
@@ -72,6 +79,8 @@ void qplab_scenario_facts_free(struct qplab_scenario_facts *sf)
 		qplab_facts_free(&sf->steps[i]);
 	free(sf->final);
 	free(sf->steps);
+	free(sf->step_started_ms);
+	free(sf->step_ended_ms);
 	memset(sf, 0, sizeof(*sf));
 }
 

@@ -93,12 +93,13 @@ static size_t name_list(struct sc_ctx *ctx, json_object *root, const char *key,
 	if (!*out)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		json_object *v = json_object_array_get_idx(arr, i);
+		const char *s;
+
 		snprintf(path, sizeof(path), "/%s/%zu", key, i);
 		int line = qplab__sc_line(ctx, path);
-		const char *s = json_object_get_string(v);
-		if (!json_object_is_type(v, json_type_string) || !*s ||
-		    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(s)) {
+		if (!qplab__sc_elem_str(ctx, arr, "", key, i, &s))
+			continue;
+		if (!*s || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(s)) {
 			qplab__sc_err(ctx, line, "%s entries are strings of a-z, 0-9, _ and -", key);
 			continue;
 		}

@@ -21,7 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define QPLAB_MAX_HOSTS 8
+#include "lab_conf.h" /* generated from netns/lab.conf */
+
+#define QPLAB_MAX_HOSTS QPLAB_LAB_MAX_HOSTS /* topo's limit too */
 #define QPLAB_MAX_STEPS 256
 #define QPLAB_MAX_EXPECT 256
 #define QPLAB_NAME_MAX 32 /* host, step and tag names, including the NUL */
@@ -265,7 +267,7 @@ struct qplab_step {
 	int peer;                    /* blackhole, unblackhole */
 	char to_address[16];         /* connect: "unowned", "unroutable", "closed_port" */
 	char to_device[64];          /* connect: ask `to` for this device ("" = its own) */
-	int hosts[QPLAB_MAX_HOSTS];  /* connect_both: 2..8 distinct hosts */
+	int hosts[QPLAB_MAX_HOSTS];  /* connect_both: 2..QPLAB_MAX_HOSTS distinct hosts */
 	size_t nhosts;               /* connect_both */
 	int rounds;                  /* connect_both, >= 1 */
 	int barrier_ms;              /* connect_both: lead time of the barrier */

@@ -161,9 +161,11 @@ static void qp_states_key(struct sc_ctx *ctx, json_object *o, const char *path,
 	a->qp_each = calloc(n ? n : 1, sizeof(*a->qp_each));
 	a->nqp_each = 0;
 	for (size_t i = 0; a->qp_each && i < n; i++) {
-		const char *s = json_object_get_string(json_object_array_get_idx(v, i));
-		if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string) ||
-		    !qplab__sc_in_list(qp_states, s)) {
+		const char *s;
+
+		if (!qplab__sc_elem_str(ctx, v, path, "qp_states", i, &s))
+			continue;
+		if (!qplab__sc_in_list(qp_states, s)) {
 			qplab__sc_err(ctx, line, "qp_states[%zu] is not a QP state (RESET, INIT, RTR, RTS, SQD, SQE, ERR)", i);
 			continue;
 		}
@@ -200,7 +202,10 @@ static void wc_key(struct sc_ctx *ctx, json_object *o, const char *path, struct 
 		qplab__sc_err(ctx, line, "wc_status expects nothing");
 	a->wc_any = calloc(n ? n : 1, sizeof(*a->wc_any));
 	for (size_t i = 0; a->wc_any && i < n; i++) {
-		const char *s = json_object_get_string(json_object_array_get_idx(list, i));
+		const char *s;
+
+		if (!qplab__sc_elem_str(ctx, list, sub, "any_of", i, &s))
+			continue;
 		if (!qplab__sc_in_list(wc_names, s))
 			qplab__sc_err(ctx, line, "\"%s\" is not an ibv_wc_status name (IBV_WC_...)", s);
 		else

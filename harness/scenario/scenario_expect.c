@@ -107,16 +107,14 @@ static void parse_when(struct sc_ctx *ctx, json_object *o, const char *path, str
 	size_t n = json_object_array_length(list);
 	c->terms = calloc(n, sizeof(*c->terms));
 	for (size_t i = 0; c->terms && i < n; i++) {
-		const char *s = json_object_get_string(json_object_array_get_idx(list, i));
-		if (!json_object_is_type(json_object_array_get_idx(list, i), json_type_string)) {
-			qplab__sc_err(ctx, c->line, "\"when\" keys are strings");
+		const char *s;
+
+		if (!qplab__sc_elem_str(ctx, list, path, "when", i, &s))
 			continue;
-		}
 		if (parse_term(ctx, c->line, s, &c->terms[c->nterms]))
 			c->nterms++;
 		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s%s", i ? " && " : "", s);
 	}
-	(void)path;
 	c->when_text = qplab__sc_strdup(text);
 	json_object_put(list);
 }
@@ -158,7 +156,8 @@ static void parse_cases(struct sc_ctx *ctx, json_object *arr, const char *path,
 }
 
 /* "host": "a", or "hosts": ["a", "b"] or "all". */
-static void parse_targets(struct sc_ctx *ctx, json_object *o, struct qplab_expectation *e)
+static void parse_targets(struct sc_ctx *ctx, json_object *o, const char *path,
+			  struct qplab_expectation *e)
 {
 	json_object *h1 = NULL, *hs = NULL;
 	bool has1 = json_object_object_get_ex(o, "host", &h1);
@@ -179,8 +178,10 @@ static void parse_targets(struct sc_ctx *ctx, json_object *o, struct qplab_expec
 	} else if (hasn && json_object_is_type(hs, json_type_array) && json_object_array_length(hs) &&
 		   json_object_array_length(hs) <= QPLAB_MAX_HOSTS) {
 		for (size_t i = 0; i < json_object_array_length(hs); i++) {
-			int h = qplab__sc_host(ctx, e->line,
-					       json_object_get_string(json_object_array_get_idx(hs, i)));
+			const char *name;
+			int h = qplab__sc_elem_str(ctx, hs, path, "hosts", i, &name)
+					? qplab__sc_host(ctx, e->line, name) : -1;
+
 			if (h >= 0)
 				e->hosts[e->nhosts++] = h;
 		}
@@ -200,7 +201,7 @@ static void parse_expectation(struct sc_ctx *ctx, json_object *o, const char *pa
 
 	e->line = qplab__sc_line(ctx, path);
 	e->step = -1;
-	parse_targets(ctx, o, e);
+	parse_targets(ctx, o, path, e);
 	if (qplab__sc_str(ctx, o, path, "label", false, &s))
 		e->label = qplab__sc_strdup(s);
 	if (qplab__sc_str(ctx, o, path, "step", false, &s)) {

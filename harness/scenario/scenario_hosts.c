@@ -43,11 +43,13 @@ static void fault_types(struct sc_ctx *ctx, json_object *obj, const char *path, 
 	int line = qplab__sc_line(ctx, path);
 
 	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
-		const char *s = json_object_get_string(json_object_array_get_idx(arr, i));
+		const char *s;
 		unsigned bit = 0;
+
+		if (!qplab__sc_elem_str(ctx, arr, path, "types", i, &s))
+			continue;
 		for (unsigned t = 0; t < 5; t++)
-			if (json_object_is_type(json_object_array_get_idx(arr, i), json_type_string) &&
-			    !strcmp(s, names[t]))
+			if (!strcmp(s, names[t]))
 				bit = 1u << t;
 		if (!bit)
 			qplab__sc_err(ctx, line, "fault types are connection, metadata, notify, probe, old-protocol");
@@ -311,8 +313,12 @@ static void parse_link(struct sc_ctx *ctx, json_object *o, const char *path, str
 		if (json_object_array_length(between) != 2) {
 			qplab__sc_err(ctx, l->line, "\"between\" names exactly two hosts");
 		} else {
-			l->a = qplab__sc_host(ctx, l->line, json_object_get_string(json_object_array_get_idx(between, 0)));
-			l->b = qplab__sc_host(ctx, l->line, json_object_get_string(json_object_array_get_idx(between, 1)));
+			const char *ha, *hb;
+
+			if (qplab__sc_elem_str(ctx, between, path, "between", 0, &ha))
+				l->a = qplab__sc_host(ctx, l->line, ha);
+			if (qplab__sc_elem_str(ctx, between, path, "between", 1, &hb))
+				l->b = qplab__sc_host(ctx, l->line, hb);
 			if (l->a >= 0 && l->a == l->b)
 				qplab__sc_err(ctx, l->line, "a link joins two different hosts");
 		}

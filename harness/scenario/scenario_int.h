@@ -69,8 +69,9 @@ void qplab__sc_join_index(char *out, size_t outlen, const char *path, size_t i);
 void qplab__sc_only_keys(struct sc_ctx *ctx, json_object *obj, const char *path,
 			 const char *what, const char *const *allowed);
 
-/* Typed getters: return true when the key is present and well-typed (the
- * value is stored); report a wrong type or range at the key's line.
+/* Typed getters (the harness's JSON reader, cli/jread.h, with the file's
+ * lines): return true when the key is present and well-typed (the value is
+ * stored); report a wrong type (null included) or range at the key's line.
  * Absent: return false, and report when `required`. */
 bool qplab__sc_str(struct sc_ctx *ctx, json_object *obj, const char *path,
 		   const char *key, bool required, const char **out);
@@ -78,6 +79,10 @@ bool qplab__sc_int(struct sc_ctx *ctx, json_object *obj, const char *path,
 		   const char *key, long min, long max, long *out);
 bool qplab__sc_bool(struct sc_ctx *ctx, json_object *obj, const char *path,
 		    const char *key, bool *out);
+/* Element i of the array path/key as a string; reports anything else
+ * (null included) at the element's line. */
+bool qplab__sc_elem_str(struct sc_ctx *ctx, json_object *arr, const char *path,
+			const char *key, size_t i, const char **out);
 /* obj[key] when it is of type t; reports a wrong type; NULL if absent. */
 json_object *qplab__sc_get(struct sc_ctx *ctx, json_object *obj, const char *path,
 			   const char *key, json_type t, bool required);

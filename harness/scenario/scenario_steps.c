@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "qphs/error.h"
+#include "qphs/frame.h"
 #include "scenario_int.h"
 
 /* Which keys each kind takes besides do, name and deadline_ms. */
@@ -47,17 +48,6 @@ static int host_key(struct sc_ctx *ctx, json_object *o, const char *path, const 
 	return qplab__sc_host(ctx, qplab__sc_line(ctx, sub), s);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Hex digits, spaces allowed between bytes ("08 00 00 00 ..."). */
 static void parse_hex(struct sc_ctx *ctx, int line, const char *hex, struct qplab_step *st)
 {
@@ -66,19 +56,9 @@ static void parse_hex(struct sc_ctx *ctx, int line, const char *hex, struct qpla
 	st->frame = malloc(n / 2 + 1);
 	if (!st->frame)
 		return;
-	for (size_t i = 0; i < n;) {
-		if (hex[i] == ' ') {
-			i++;
-			continue;
-		}
-		if (i + 1 >= n || hexval(hex[i]) < 0 || hexval(hex[i + 1]) < 0) {
-			qplab__sc_err(ctx, line, "\"hex\" holds pairs of hex digits, optionally separated by spaces");
-			return;
-		}
-		st->frame[st->frame_len++] = (uint8_t)(hexval(hex[i]) << 4 | hexval(hex[i + 1]));
-		i += 2;
-	}
-	if (st->frame_len == 0)
+	if (qphs_hex_decode(hex, n, 0, st->frame, n / 2 + 1, &st->frame_len, NULL))
+		qplab__sc_err(ctx, line, "\"hex\" holds pairs of hex digits, optionally separated by spaces");
+	else if (st->frame_len == 0)
 		qplab__sc_err(ctx, line, "\"hex\" is empty");
 }
 
@@ -145,17 +125,14 @@ static void parse_connect_both(struct sc_ctx *ctx, json_object *o, const char *p
 		qplab__sc_err(ctx, st->line, "connect_both names 2 to %d hosts", QPLAB_MAX_HOSTS);
 	} else if (hosts) {
 		for (size_t i = 0; i < n; i++) {
-			json_object *h = json_object_array_get_idx(hosts, i);
+			const char *name;
 
-			st->hosts[i] = json_object_is_type(h, json_type_string)
-					       ? qplab__sc_host(ctx, st->line, json_object_get_string(h))
-					       : -1;
-			if (!json_object_is_type(h, json_type_string))
-				qplab__sc_err(ctx, st->line, "connect_both: a host is named by a string");
+			st->hosts[i] = qplab__sc_elem_str(ctx, hosts, path, "hosts", i, &name)
+					       ? qplab__sc_host(ctx, st->line, name) : -1;
 			for (size_t k = 0; k < i; k++)
 				if (st->hosts[i] >= 0 && st->hosts[i] == st->hosts[k])
 					qplab__sc_err(ctx, st->line, "connect_both names host \"%s\" twice",
-						      json_object_get_string(h));
+						      name);
 		}
 		st->nhosts = n;
 	}

@@ -1,10 +1,10 @@
 /* Helpers of the scenario parser: messages with lines, paths, typed getters. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/jread.h"
 #include "scenario_int.h"
 
 char *qplab__sc_strdup(const char *s)
@@ -158,57 +158,56 @@ static int key_line(struct sc_ctx *ctx, const char *path, const char *key)
 	return qplab__sc_line(ctx, p);
 }
 
+/* The scenario's side of the harness's JSON reader (cli/jread.h): its
+ * errors become FILE:LINE messages, at the key's line or, for a missing
+ * key, at the line of the object that lacks it. */
+struct sc_where {
+	struct sc_ctx *ctx;
+	const char *path;
+	long elem;         /* an element of the array path/key, or -1 */
+};
+
+static void sc_report(void *user, const char *key, bool missing, const char *msg)
+{
+	struct sc_where *w = user;
+	char arr[SC_PATH_MAX], el[SC_PATH_MAX + 24];
+	int line;
+
+	if (missing || !key) {
+		line = qplab__sc_line(w->ctx, w->path);
+	} else if (w->elem >= 0) {
+		qplab__sc_join(arr, sizeof(arr), w->path, key);
+		qplab__sc_join_index(el, sizeof(el), arr, (size_t)w->elem);
+		line = qplab__sc_line(w->ctx, el);
+	} else {
+		line = key_line(w->ctx, w->path, key);
+	}
+	qplab__sc_err(w->ctx, line, "%s", msg);
+}
+
+/* In a file people write, null is a mistake, not an absent key. */
+#define SC_READER(w) {.null_is_wrong = true, .report = sc_report, .user = (w)}
+
 void qplab__sc_only_keys(struct sc_ctx *ctx, json_object *obj, const char *path,
 			 const char *what, const char *const *allowed)
 {
-	json_object_object_foreach(obj, key, val) {
-		size_t i;
-		(void)val;
-		for (i = 0; allowed[i]; i++)
-			if (!strcmp(allowed[i], key))
-				break;
-		if (!allowed[i])
-			qplab__sc_err(ctx, key_line(ctx, path, key), "unknown key \"%s\" in %s",
-				      key, what);
-	}
-}
+	struct sc_where w = {ctx, path, -1};
+	struct jread r = SC_READER(&w);
 
-static const char *type_word(json_type t)
-{
-	switch (t) {
-	case json_type_string:
-		return "a string";
-	case json_type_int:
-		return "an integer";
-	case json_type_boolean:
-		return "true or false";
-	case json_type_array:
-		return "an array";
-	case json_type_object:
-		return "an object";
-	case json_type_double:
-		return "a number";
-	default:
-		return "null";
-	}
+	jread_only_keys(&r, obj, allowed, what);
 }
 
 json_object *qplab__sc_get(struct sc_ctx *ctx, json_object *obj, const char *path,
 			   const char *key, json_type t, bool required)
 {
+	struct sc_where w = {ctx, path, -1};
+	struct jread r = SC_READER(&w);
 	json_object *v;
+	int rc = jread_value(&r, obj, key, t, &v);
 
-	if (!json_object_object_get_ex(obj, key, &v)) {
-		if (required)
-			qplab__sc_err(ctx, qplab__sc_line(ctx, path), "missing required key \"%s\"", key);
-		return NULL;
-	}
-	if (!json_object_is_type(v, t)) {
-		qplab__sc_err(ctx, key_line(ctx, path, key), "\"%s\" must be %s, not %s", key,
-			      type_word(t), type_word(json_object_get_type(v)));
-		return NULL;
-	}
-	return v;
+	if (rc == JREAD_ABSENT && required)
+		jread_missing(&r, key);
+	return rc == JREAD_OK ? v : NULL;
 }
 
 bool qplab__sc_str(struct sc_ctx *ctx, json_object *obj, const char *path,
@@ -229,31 +228,28 @@ bool qplab__sc_str(struct sc_ctx *ctx, json_object *obj, const char *path,
 bool qplab__sc_int(struct sc_ctx *ctx, json_object *obj, const char *path,
 		   const char *key, long min, long max, long *out)
 {
-	json_object *v = qplab__sc_get(ctx, obj, path, key, json_type_int, false);
-	int64_t x;
+	struct sc_where w = {ctx, path, -1};
+	struct jread r = SC_READER(&w);
 
-	if (!v)
-		return false;
-	errno = 0;
-	x = json_object_get_int64(v);
-	if (errno || x < min || x > max) {
-		qplab__sc_err(ctx, key_line(ctx, path, key), "\"%s\" must be in %ld..%ld", key,
-			      min, max);
-		return false;
-	}
-	*out = (long)x;
-	return true;
+	return jread_long(&r, obj, key, min, max, out) == JREAD_OK;
+}
+
+bool qplab__sc_elem_str(struct sc_ctx *ctx, json_object *arr, const char *path,
+			const char *key, size_t i, const char **out)
+{
+	struct sc_where w = {ctx, path, (long)i};
+	struct jread r = SC_READER(&w);
+
+	return jread_elem_str(&r, arr, key, i, out) == JREAD_OK;
 }
 
 bool qplab__sc_bool(struct sc_ctx *ctx, json_object *obj, const char *path,
 		    const char *key, bool *out)
 {
-	json_object *v = qplab__sc_get(ctx, obj, path, key, json_type_boolean, false);
+	struct sc_where w = {ctx, path, -1};
+	struct jread r = SC_READER(&w);
 
-	if (!v)
-		return false;
-	*out = json_object_get_boolean(v);
-	return true;
+	return jread_bool(&r, obj, key, out) == JREAD_OK;
 }
 
 void qplab__sc_copy(struct sc_ctx *ctx, int line, char *dst, size_t dstlen,

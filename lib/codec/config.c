@@ -1,5 +1,6 @@
 /*
- * MC_* configuration: Mooncake's defaults and ranges (SPEC §8), checked
+ * MC_* configuration: Mooncake's defaults and ranges (config.h GlobalConfig,
+ * config.cpp loadGlobalConfig), checked
  * strictly.  Where Mooncake logs "Ignore value from environment variable" and
  * keeps the default, we fail with a message naming the variable, the value
  * and the accepted range: a typo in MC_MTU should not silently become 4096.

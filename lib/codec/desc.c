@@ -1,4 +1,4 @@
-/* Connection, Notify and Probe bodies <-> JSON (SPEC §2; see desc.h). */
+/* Connection, Notify and Probe bodies <-> JSON (see desc.h). */
 #include <stdlib.h>
 #include <string.h>
 

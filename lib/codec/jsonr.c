@@ -35,10 +35,12 @@ static int only_space(const char *s, size_t n)
 	return 1;
 }
 
-/* Well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing
- * above U+10FFFF.  json-c's own check looks at the structure only. */
-static int utf8_ok(const unsigned char *s, size_t n)
+/* Well-formed UTF-8 (RFC 3629); json-c's own check looks at the structure
+ * only. */
+size_t qphs_utf8_valid_prefix(const char *text, size_t n)
 {
+	const unsigned char *s = (const unsigned char *)text;
+
 	for (size_t i = 0; i < n;) {
 		unsigned c = s[i], need, cp;
 
@@ -48,19 +50,24 @@ static int utf8_ok(const unsigned char *s, size_t n)
 		}
 		need = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
 		if (c < 0xC2 || c > 0xF4 || n - i <= need)
-			return 0;
+			return i;
 		cp = c & (0x3Fu >> need);
 		for (unsigned k = 1; k <= need; k++) {
 			if ((s[i + k] & 0xC0) != 0x80)
-				return 0;
+				return i;
 			cp = (cp << 6) | (s[i + k] & 0x3Fu);
 		}
 		if ((need == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
 		    (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
-			return 0;
+			return i;
 		i += need + 1;
 	}
-	return 1;
+	return n;
+}
+
+static int utf8_ok(const char *s, size_t n)
+{
+	return qphs_utf8_valid_prefix(s, n) == n;
 }
 
 /* What json-c's strict mode lets through but JSON (and jsoncpp) does not:
@@ -77,7 +84,7 @@ static const char *bad_value(struct json_object *v)
 			       ? NULL
 			       : "NaN, Infinity or a number too large for a double";
 	case json_type_string:
-		return utf8_ok((const unsigned char *)json_object_get_string(v),
+		return utf8_ok(json_object_get_string(v),
 			       (size_t)json_object_get_string_len(v))
 			       ? NULL
 			       : "a string is not well-formed UTF-8";
@@ -87,7 +94,7 @@ static const char *bad_value(struct json_object *v)
 		return why;
 	case json_type_object: {
 		json_object_object_foreach(v, k, e) {
-			if (!utf8_ok((const unsigned char *)k, strlen(k)))
+			if (!utf8_ok(k, strlen(k)))
 				return "a key is not well-formed UTF-8";
 			if ((why = bad_value(e)))
 				return why;

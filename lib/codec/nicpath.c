@@ -1,4 +1,6 @@
-/* Nic paths "<server>@<device>" and "host:port" server names (facts §4). */
+/* Nic paths "<server>@<device>" and "host:port" server names (Mooncake's
+ * getServerNameFromNicPath, getNicNameFromNicPath and parseHostNameWithPort,
+ * common.h). */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>

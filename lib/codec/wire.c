@@ -1,5 +1,6 @@
 /*
- * The handshake frame codec (SPEC §1): frame headers out, whole frames in.
+ * The handshake frame codec (Mooncake's readString and writeString,
+ * common.h): frame headers out, whole frames in.
  *
  * The length is read and written one byte at a time, least significant
  * first, so the wire is little-endian whatever the host's byte order.

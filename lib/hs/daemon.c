@@ -19,6 +19,7 @@
 
 #include "daemon_int.h"
 #include "base/log.h"
+#include "base/thread.h"
 #include "net.h"
 #include "qphs/error.h"
 
@@ -80,19 +81,36 @@ void qphs__timer_disarm(struct qphs_daemon *d, struct conn *c)
 	c->tlist = T_NONE;
 }
 
-/* Raises RLIMIT_NOFILE's soft limit towards the hard one, so the cap on
- * connections, not the default 1024 descriptors, is what limits us. */
-static void raise_nofile(int want)
+/* qphs/daemon.h.  Process-wide, so only ever on the caller's request. */
+int qphs_daemon_raise_nofile(const struct qphs_config *cfg, uint64_t *soft, char *err,
+			     size_t errlen)
 {
+	struct qphs_config defaults;
 	struct rlimit rl;
+	rlim_t want;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= (rlim_t)want)
-		return;
-	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)want
-			      ? (rlim_t)want
-			      : rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-		QPHS_INFO("[Handshake] could not raise RLIMIT_NOFILE: %s", strerror(errno));
+	if (!cfg) {
+		qphs_config_init(&defaults);
+		cfg = &defaults;
+	}
+	want = (rlim_t)(cfg->max_connections > 0 ? cfg->max_connections : 0) + 256;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "getrlimit(RLIMIT_NOFILE): %s", strerror(errno));
+		return QPHS_ERR_INVALID_ARGUMENT;
+	}
+	if (rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+			if (err && errlen)
+				snprintf(err, errlen, "setrlimit(RLIMIT_NOFILE, %llu): %s",
+					 (unsigned long long)rl.rlim_cur, strerror(errno));
+			return QPHS_ERR_INVALID_ARGUMENT;
+		}
+	}
+	if (soft)
+		*soft = (uint64_t)rl.rlim_cur;
+	return 0;
 }
 
 int qphs_daemon_new(const struct qphs_config *cfg, struct qphs_daemon **out)
@@ -420,6 +438,7 @@ static void *loop_main(void *arg)
 	while (!atomic_load(&d->stopping)) {
 		int n = epoll_wait(d->epfd, evs, 128, next_timeout(d));
 
+		atomic_fetch_add(&d->n_wakeups, 1);
 		if (n < 0 && errno != EINTR) {
 			QPHS_ERR("[Handshake] epoll_wait: %s", strerror(errno));
 			break;
@@ -439,28 +458,50 @@ static void *loop_main(void *arg)
 	return NULL;
 }
 
+/* Closes what a failed start opened, so that a retry starts afresh and
+ * nothing leaks. */
+static void start_undo(struct qphs_daemon *d)
+{
+	if (d->epfd >= 0)
+		close(d->epfd);
+	if (d->reserve_fd >= 0)
+		close(d->reserve_fd);
+	d->epfd = d->reserve_fd = -1;
+	pthread_mutex_lock(&d->door->mu);
+	if (d->door->efd >= 0)
+		close(d->door->efd);
+	d->door->efd = -1;
+	d->door->daemon = NULL;
+	pthread_mutex_unlock(&d->door->mu);
+}
+
 int qphs_daemon_start(struct qphs_daemon *d)
 {
 	struct epoll_event le = {.events = EPOLLIN, .data.ptr = &listener_tag};
 	struct epoll_event de = {.events = EPOLLIN, .data.ptr = &door_tag};
+	int rc;
 
 	if (!d || d->started)
 		return QPHS_ERR_INVALID_ARGUMENT;
 	if (d->lfd < 0)
 		return set_err(d, QPHS_ERR_INVALID_ARGUMENT, "qphs_daemon_listen first");
-	raise_nofile(d->cfg.max_connections + 256);
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	d->door->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	d->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	d->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC); /* optional */
 	if (d->epfd < 0 || d->door->efd < 0 ||
 	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->lfd, &le) != 0 ||
-	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->door->efd, &de) != 0)
-		return set_err(d, QPHS_ERR_SOCKET, "event loop setup: %s", strerror(errno));
+	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->door->efd, &de) != 0) {
+		rc = set_err(d, QPHS_ERR_SOCKET, "event loop setup: %s", strerror(errno));
+		start_undo(d);
+		return rc;
+	}
 	d->door->daemon = d;
 	atomic_store(&d->stopping, false);
-	if (pthread_create(&d->thread, NULL, loop_main, d) != 0)
-		return set_err(d, QPHS_ERR_MEMORY, "cannot start the loop thread");
-	pthread_setname_np(d->thread, "qphs-loop"); /* top -H, perf, gdb */
+	if ((rc = qphs__thread_start(&d->thread, loop_main, d, "qphs-loop")) != 0) {
+		rc = set_err(d, QPHS_ERR_THREAD, "cannot start the loop thread: %s", strerror(rc));
+		start_undo(d);
+		return rc;
+	}
 	d->started = true;
 	return 0;
 }
@@ -560,4 +601,5 @@ void qphs_daemon_stats(const struct qphs_daemon *d, struct qphs_daemon_stats *ou
 	out->rejected_body = atomic_load(&d->n_rejected_body);
 	out->open_connections = atomic_load(&d->n_open);
 	out->live_bytes = (uint64_t)atomic_load(&d->door->live_bytes);
+	out->loop_wakeups = atomic_load(&d->n_wakeups);
 }

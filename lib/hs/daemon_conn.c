@@ -197,8 +197,8 @@ void qphs__conn_complete(struct qphs_daemon *d, struct qphs_request *req)
 	qphs__request_free(req);
 }
 
-/* A Connection reply carrying only an error text (SPEC §2: a rejected
- * Connection request gets a reply whose reply_msg carries the error). */
+/* A Connection reply carrying only an error text (a rejected Connection
+ * request gets a reply whose reply_msg carries the error). */
 static void answer_connection_error(struct qphs_daemon *d, struct conn *c, const char *msg)
 {
 	char *body = NULL;

@@ -110,7 +110,7 @@ struct qphs_daemon {
 	char errstr[256];
 	/* Counters: written by the loop thread, read by any thread. */
 	atomic_uint_fast64_t n_accepted, n_replied, n_timed_out, n_refused_cap,
-		n_refused_nofd, n_rejected_body, n_open;
+		n_refused_nofd, n_rejected_body, n_open, n_wakeups;
 	atomic_uint_fast64_t n_rejected_frame[8];
 	/* The last refusal (qphs_daemon_last_refusal): written by the loop
 	 * thread, read by any, both under door->mu. */

@@ -178,7 +178,7 @@ int qphs__fault_frame(const struct qphs_fault *f, uint64_t *rng, int type, const
 	case QPHS_FAULT_GARBAGE:
 		return garbage(rng, out, out_len);
 	case QPHS_FAULT_EMPTY_BODY:
-		return raw_frame(1, "\0\1\2\3" + (typed ? type : 0), 1, out, out_len);
+		return raw_frame(1, &"\0\1\2\3"[typed ? type : 0], 1, out, out_len);
 	case QPHS_FAULT_NOT_JSON:
 		return frame(type, not_json, sizeof(not_json) - 1, out, out_len);
 	case QPHS_FAULT_TRAILING:

@@ -2,8 +2,9 @@
  * The probes of `qplab quirks`: each asks the driver one question on fresh
  * QPs and writes one row (two for the probes whose second step only means
  * something after the first).  A probe changes one thing of Mooncake's
- * setup (SPEC §5) and keeps the rest, so a difference between drivers or
- * kernels points at that one thing.  The probes never stop at a failure:
+ * setup (RdmaEndPoint::doSetupConnection's attributes, qpattr.c) and keeps
+ * the rest, so a difference between drivers or kernels points at that one
+ * thing.  The probes never stop at a failure:
  * a refused call is a result; every QP made is destroyed before the next
  * probe runs.
  */
@@ -55,7 +56,7 @@ static size_t p_reset_reset(struct qphs__probe_env *e, struct qphs_probe_row *r)
 	snprintf(r[0].note, sizeof(r[0].note), "fresh QP (RESET), modify to RESET, mask STATE");
 	qphs__prow_modify(&e->loc, &qp, &a, IBV_QP_STATE, &r[0]);
 	qphs__pqp_init_attr(&e->loc, &a, &mask);
-	snprintf(r[1].note, sizeof(r[1].note), "the same QP, RESET -> INIT (SPEC 5 attributes)");
+	snprintf(r[1].note, sizeof(r[1].note), "the same QP, RESET -> INIT (the setup's attributes)");
 	qphs__prow_modify(&e->loc, &qp, &a, mask, &r[1]);
 	qphs__pqp_destroy(&e->loc, &qp);
 	return 2;
@@ -68,7 +69,7 @@ typedef const char *(*step_change)(struct qphs__probe_env *e, struct ibv_qp_attr
 				   char *note, size_t len);
 
 /* A probe of one modify_qp on a fresh QP: moved to INIT first or not, then
- * to `to` with the attributes a real setup sends for it (SPEC 5), changed by
+ * to `to` with the attributes a real setup sends for it, changed by
  * change (NULL: as they are, and note says what the step is). */
 struct step_probe {
 	const char *name;

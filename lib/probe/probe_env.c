@@ -1,6 +1,6 @@
 /*
  * The probe's two sides (device, PD, CQ, MR) and the QP steps the probes
- * are built from.  Attributes are those of SPEC §5 (qp.c), so a probe
+ * are built from.  Attributes are those of a real setup (qp.c), so a probe
  * differs from Mooncake's setup only in the one thing it probes.
  */
 #include <errno.h>
@@ -43,7 +43,7 @@ static void read_netdev(const char *dev, int port, int index, char *out, size_t 
 	fclose(f);
 }
 
-/* The SPEC §7 automatic choice over the port's whole GID table. */
+/* The automatic choice (gidrank.c) over the port's whole GID table. */
 static int auto_gid(struct qphs__side *s, char *err, size_t errlen)
 {
 	struct qphs__gid_entry *e = calloc((size_t)s->pa.gid_tbl_len, sizeof(*e));
@@ -101,9 +101,8 @@ static int side_open(struct qphs__side *s, const char *dev, const char *quirk, i
 
 	snprintf(s->dev, sizeof(s->dev), "%s", dev);
 	s->port = (uint8_t)port;
-	s->ib = qphs__verbs_open(dev, err, errlen);
-	if (!s->ib)
-		return QPHS_ERR_DEVICE_NOT_FOUND;
+	if ((rc = qphs__verbs_open(dev, &s->ib, err, errlen)))
+		return rc;
 	if (qphs__verbs_init(&s->v, quirk, s->ib, s->port)) {
 		set_err(err, errlen, "unknown quirk profile '%s'", quirk);
 		return QPHS_ERR_INVALID_ARGUMENT;

@@ -43,7 +43,7 @@ int qphs__probe_env_open(struct qphs__probe_env *e, const struct qphs_probe_opts
 void qphs__probe_env_close(struct qphs__probe_env *e);
 
 /* QP steps.  The *_attr functions build what a real setup with the default
- * configuration sends (SPEC §5, qpattr.c) and let the caller change it
+ * configuration sends (qpattr.c) and let the caller change it
  * through attr and mask before the call. */
 int qphs__pqp_create(struct qphs__side *s, struct qphs__qp *qp);
 void qphs__pqp_destroy(struct qphs__side *s, struct qphs__qp *qp);

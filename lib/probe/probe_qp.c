@@ -1,5 +1,5 @@
 /*
- * The QP steps of the probes: SPEC §5's attributes from the builders a real
+ * The QP steps of the probes: the setup's attributes from the builders a real
  * setup uses (qpattr.c), built into a caller's attr and mask so a probe can
  * change exactly one thing before the call, and on a probe side instead of
  * a context.

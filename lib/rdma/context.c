@@ -1,7 +1,8 @@
 /*
  * One RDMA device: port state, LID, GID index, PD, CQ, the check region;
  * it starts the async-event thread (events.c).  The active MTU is read here
- * at open for the record, and read again by every connect (SPEC §7): an MTU
+ * at open for the record, and read again by every connect (ours; Mooncake
+ * reads it once, in RdmaContext::openRdmaDevice): an MTU
  * lowered after open must not produce a path MTU above it.
  */
 #include <errno.h>
@@ -206,9 +207,8 @@ int qphs__context_open(const struct qphs__ctx_owner *owner, const char *device,
 	snprintf(ctx->device, sizeof(ctx->device), "%s", device);
 	snprintf(ctx->nic_path, sizeof(ctx->nic_path), "%s@%s", owner->server, device);
 	*out = ctx; /* the caller reads ctx->errstr and closes it on failure */
-	ctx->ib = qphs__verbs_open(device, ctx->errstr, sizeof(ctx->errstr));
-	if (!ctx->ib)
-		return strstr(ctx->errstr, "not found") ? QPHS_ERR_DEVICE_NOT_FOUND : QPHS_ERR_CONTEXT;
+	if ((rc = qphs__verbs_open(device, &ctx->ib, ctx->errstr, sizeof(ctx->errstr))))
+		return rc;
 	if (qphs__verbs_init(&ctx->verbs, cfg->quirk_profile, ctx->ib, ctx->port)) {
 		qphs__context_set_err(ctx, "unknown quirk profile '%s'", cfg->quirk_profile);
 		return QPHS_ERR_INVALID_ARGUMENT;
@@ -219,15 +219,9 @@ int qphs__context_open(const struct qphs__ctx_owner *owner, const char *device,
 	}
 	if ((rc = check_port(ctx)) || (rc = choose_gid(ctx)) || (rc = open_resources(ctx)))
 		return rc;
-	if ((rc = qphs__qp_pool_start(ctx))) {
-		qphs__context_set_err(ctx, "%s: cannot start the QP pool of %d", device,
-				      cfg->qp_pool_size);
+	/* Each sets ctx->errstr when it fails. */
+	if ((rc = qphs__qp_pool_start(ctx)) || (rc = qphs__events_start(ctx)))
 		return rc;
-	}
-	if ((rc = qphs__events_start(ctx))) {
-		qphs__context_set_err(ctx, "%s: cannot start the async event thread", device);
-		return rc;
-	}
 	QPHS_INFO("[Handshake] opened %s port %d lid %u gid %s index %d (%s) active_mtu %d",
 		  device, ctx->port, ctx->lid, ctx->gid_str, ctx->gid_index, ctx->gid_reason,
 		  ctx->active_mtu_at_open);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/thread.h"
 #include "qphs/error.h"
 #include "rdma_int.h"
 
@@ -105,18 +106,22 @@ static void *async_main(void *arg)
 
 int qphs__events_start(struct qphs_context *ctx)
 {
-	int fl = fcntl(ctx->ib->async_fd, F_GETFL);
+	int fl = fcntl(ctx->ib->async_fd, F_GETFL), rc;
 
 	if (fl < 0 || fcntl(ctx->ib->async_fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
-	    pipe2(ctx->stop_pipe, O_CLOEXEC) < 0)
+	    pipe2(ctx->stop_pipe, O_CLOEXEC) < 0) {
+		qphs__context_set_err(ctx, "%s: cannot set up the async event descriptors: %s",
+				      ctx->device, strerror(errno));
 		return QPHS_ERR_CONTEXT;
-	if (pthread_create(&ctx->async_thread, NULL, async_main, ctx)) {
+	}
+	if ((rc = qphs__thread_start(&ctx->async_thread, async_main, ctx, "qphs-events"))) {
+		qphs__context_set_err(ctx, "%s: cannot start the async event thread: %s",
+				      ctx->device, strerror(rc));
 		close(ctx->stop_pipe[0]);
 		close(ctx->stop_pipe[1]);
 		ctx->stop_pipe[0] = ctx->stop_pipe[1] = -1;
-		return QPHS_ERR_CONTEXT;
+		return QPHS_ERR_THREAD;
 	}
-	pthread_setname_np(ctx->async_thread, "qphs-events");
 	ctx->async_started = 1;
 	return 0;
 }

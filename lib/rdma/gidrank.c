@@ -1,5 +1,6 @@
 /*
- * Automatic GID index ranking (SPEC §7, Mooncake's findBestGidIndex): a GID
+ * Automatic GID index ranking (Mooncake's RdmaContext::findBestGidIndex and
+ * rdma_gid_probe.h): a GID
  * reachable from a real network device beats one without a netdev, a
  * private IPv4 beats a degraded (overlay or link-local) one, and anything
  * non-zero is the last resort.

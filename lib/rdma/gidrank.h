@@ -1,5 +1,6 @@
 /*
- * gidrank.h — the automatic GID index choice of SPEC §7, as a pure function
+ * gidrank.h — the automatic GID index choice (after Mooncake's
+ * RdmaContext::findBestGidIndex), as a pure function
  * over a table the caller read (so it is unit-testable without a device).
  */
 #ifndef QPHS__GIDRANK_H
@@ -18,7 +19,8 @@ struct qphs__gid_entry {
 	char netdev[32];     /* "" when the index has no netdev */
 };
 
-/* Ranks of SPEC §7, lowest wins. */
+/* Ranks, lowest wins (the order of Mooncake's autoGidCandidateClassPriority,
+ * rdma_gid_probe.h). */
 enum qphs__gid_rank {
 	QPHS__RANK_ROUTABLE_NET = 0,
 	QPHS__RANK_ROUTABLE = 1,

@@ -1,8 +1,8 @@
 /*
- * The four transitions of SPEC §5, one small function each: the attributes
- * and masks come from qpattr.c (shared with the probes), the inputs from the
- * context's configuration and the peer.  Each returns 0 or a positive errno;
- * the caller words the failure.
+ * The four transitions of Mooncake's RdmaEndPoint::doSetupConnection, one
+ * small function each: the attributes and masks come from qpattr.c (shared
+ * with the probes), the inputs from the context's configuration and the
+ * peer.  Each returns 0 or a positive errno; the caller words the failure.
  */
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /*
- * The attributes of SPEC §5's transitions (Mooncake's rdma_endpoint.cpp
- * doSetupConnection), as pure builders: see qpattr.h.
+ * The attributes of the transitions of Mooncake's rdma_endpoint.cpp
+ * RdmaEndPoint::doSetupConnection, as pure builders: see qpattr.h.
  */
 #include <string.h>
 

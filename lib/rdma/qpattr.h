@@ -1,6 +1,7 @@
 /*
- * qpattr.h — the attributes and masks of SPEC §5's INIT, RTR and RTS
- * transitions, built from their inputs alone.
+ * qpattr.h — the attributes and masks of the INIT, RTR and RTS transitions
+ * of Mooncake's RdmaEndPoint::doSetupConnection (rdma_endpoint.cpp), built
+ * from their inputs alone.
  *
  * A real setup (qp.c) and `qplab quirks` (probe_qp.c) build every modify
  * from these, so a probe sends exactly what a setup sends, except the one

@@ -12,7 +12,7 @@
  *
  * What a pool QP is: created with the context's caps, never modified.  Its
  * number has never been on the wire, so taking one is the same, for the
- * peer and for SPEC §5's reset policies, as creating one: `reconstruct`
+ * peer and for the reset policies, as creating one: `reconstruct`
  * still gets new QP numbers.  Only QPs whose number was never sent come
  * back (qphs__qp_give with fresh set); every other QP is destroyed.
  *
@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include "base/thread.h"
 #include "qphs/error.h"
 #include "rdma_int.h"
 
@@ -103,7 +104,7 @@ static void *filler_main(void *arg)
 int qphs__qp_pool_start(struct qphs_context *ctx)
 {
 	pthread_condattr_t ca;
-	int n = ctx->cfg->qp_pool_size;
+	int n = ctx->cfg->qp_pool_size, rc;
 
 	pthread_mutex_init(&ctx->pool_lock, NULL);
 	pthread_condattr_init(&ca);
@@ -114,12 +115,16 @@ int qphs__qp_pool_start(struct qphs_context *ctx)
 	if (n <= 0)
 		return 0;
 	ctx->pool = calloc((size_t)n, sizeof(*ctx->pool));
-	if (!ctx->pool)
+	if (!ctx->pool) {
+		qphs__context_set_err(ctx, "%s: cannot allocate the QP pool of %d", ctx->device, n);
 		return QPHS_ERR_MEMORY;
+	}
 	ctx->pool_filling = 1;
-	if (pthread_create(&ctx->pool_thread, NULL, filler_main, ctx))
-		return QPHS_ERR_MEMORY;
-	pthread_setname_np(ctx->pool_thread, "qphs-qppool");
+	if ((rc = qphs__thread_start(&ctx->pool_thread, filler_main, ctx, "qphs-qppool"))) {
+		qphs__context_set_err(ctx, "%s: cannot start the QP pool's filler thread: %s",
+				      ctx->device, strerror(rc));
+		return QPHS_ERR_THREAD;
+	}
 	ctx->pool_started = 1;
 	return 0;
 }

@@ -5,6 +5,10 @@
  * (qppool.c) and the diagnosis of a failed transition (diag.c).  The
  * endpoints and the host object that own a context are the setup layer's
  * (setup/setup_int.h); this layer never looks inside them.
+ *
+ * Which lock guards which field of a context, and the order locks nest in:
+ * the list at the top of setup/setup_int.h, the one place for every lock
+ * of lib/rdma and lib/setup.
  */
 #ifndef QPHS__RDMA_INT_H
 #define QPHS__RDMA_INT_H
@@ -73,7 +77,7 @@ struct qphs_context {
 	int async_started;
 	int stop_pipe[2];
 	atomic_int failed;
-	pthread_mutex_t event_lock;        /* last_event, event_count */
+	pthread_mutex_t event_lock;
 	char last_event[64];
 	uint32_t event_count[QPHS_EVENT_TYPES];
 	char errstr[QPHS__TEXT_LEN];
@@ -84,7 +88,7 @@ struct qphs_context {
 	int pool_n, pool_stop, pool_inited, pool_started;
 	int pool_filling;                  /* the filler is refilling */
 	pthread_t pool_thread;
-	uint64_t pool_hits, pool_misses;   /* under pool_lock */
+	uint64_t pool_hits, pool_misses;
 };
 
 /* context.c.  open: what the owner gives a new context; cfg and server are

@@ -15,6 +15,29 @@
 #include "qphs/config.h"
 #include "verbs.h"
 
+/* ThreadSanitizer cannot see an ordering the kernel makes: an async event
+ * of a QP comes after the ibv_create_qp that made the QP.  The event
+ * thread reads that QP (its number; libibverbs's mutex and condition in
+ * ibv_ack_async_event) through the pointer the event carries, while the
+ * QP was created, and its memory written, by a worker or the pool filler.
+ * A release after each create and an acquire on each QP event tell TSan
+ * what the kernel guarantees; other builds compile them away. */
+#if defined(__SANITIZE_THREAD__)
+#define QPHS__TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define QPHS__TSAN 1
+#endif
+#endif
+#ifdef QPHS__TSAN
+#include <sanitizer/tsan_interface.h>
+#define tsan_release(p) __tsan_release(p)
+#define tsan_acquire(p) __tsan_acquire(p)
+#else
+#define tsan_release(p) ((void)(p))
+#define tsan_acquire(p) ((void)(p))
+#endif
+
 /* ---- the real driver -------------------------------------------------- */
 
 static int real_query_device(struct qphs__verbs *v, struct ibv_context *c,
@@ -42,6 +65,7 @@ static int real_create_qp(struct qphs__verbs *v, struct ibv_pd *pd,
 	out->reached_rts = 0;
 	if (!out->qp)
 		return errno ? errno : ENOMEM;
+	tsan_release(out->qp);
 	return 0;
 }
 
@@ -271,32 +295,32 @@ void qphs__verbs_fini(struct qphs__verbs *v)
 
 /* ---- passthroughs ------------------------------------------------------ */
 
-struct ibv_context *qphs__verbs_open(const char *name, char *err, size_t errlen)
+int qphs__verbs_open(const char *name, struct ibv_context **out, char *err, size_t errlen)
 {
 	struct ibv_device **list;
-	struct ibv_context *c = NULL;
-	int n = 0, found = 0;
+	int n = 0, rc = QPHS_ERR_DEVICE_NOT_FOUND;
 
+	*out = NULL;
 	list = ibv_get_device_list(&n);
 	if (!list) {
 		snprintf(err, errlen, "ibv_get_device_list failed: %s", strerror(errno));
-		return NULL;
+		return QPHS_ERR_CONTEXT;
 	}
 	for (int i = 0; i < n; i++) {
 		if (strcmp(ibv_get_device_name(list[i]), name))
 			continue;
-		found = 1;
-		c = ibv_open_device(list[i]);
-		if (!c)
+		*out = ibv_open_device(list[i]);
+		rc = *out ? 0 : QPHS_ERR_CONTEXT;
+		if (!*out)
 			snprintf(err, errlen, "ibv_open_device(%s) failed: %s", name,
 				 strerror(errno));
 		break;
 	}
-	if (!found)
+	if (rc == QPHS_ERR_DEVICE_NOT_FOUND)
 		snprintf(err, errlen, "RDMA device %s not found (%d device%s present)", name, n,
 			 n == 1 ? "" : "s");
 	ibv_free_device_list(list);
-	return c;
+	return rc;
 }
 
 int qphs__verbs_device_names(char (*names)[64], int max)
@@ -317,10 +341,10 @@ int qphs__verbs_device_vendor(const char *name, uint32_t *vendor_id)
 {
 	struct ibv_device_attr da;
 	char err[160];
-	struct ibv_context *c = qphs__verbs_open(name, err, sizeof(err));
+	struct ibv_context *c;
 	int rc;
 
-	if (!c)
+	if (qphs__verbs_open(name, &c, err, sizeof(err)))
 		return ENODEV;
 	rc = ibv_query_device(c, &da);
 	if (!rc)
@@ -378,7 +402,24 @@ int qphs__verbs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 }
 int qphs__verbs_get_async_event(struct ibv_context *c, struct ibv_async_event *ev)
 {
-	return ibv_get_async_event(c, ev) ? (errno ? errno : EIO) : 0;
+	if (ibv_get_async_event(c, ev))
+		return errno ? errno : EIO;
+	switch (ev->event_type) {
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		if (ev->element.qp)
+			tsan_acquire(ev->element.qp);
+		break;
+	default:
+		break;
+	}
+	return 0;
 }
 void qphs__verbs_ack_async_event(struct ibv_async_event *ev) { ibv_ack_async_event(ev); }
 

@@ -62,7 +62,10 @@ int qphs__verbs_init(struct qphs__verbs *v, const char *profile,
 void qphs__verbs_fini(struct qphs__verbs *v);
 
 /* Passthroughs for calls no quirk touches (still the only ibv_* callers). */
-struct ibv_context *qphs__verbs_open(const char *name, char *err, size_t errlen);
+/* Opens device name into *out.  Returns 0, QPHS_ERR_DEVICE_NOT_FOUND (no
+ * device of that name) or QPHS_ERR_CONTEXT (the device list cannot be
+ * read, or the device cannot be opened), with the text in err. */
+int qphs__verbs_open(const char *name, struct ibv_context **out, char *err, size_t errlen);
 /* The names of up to max devices into names[i] (64 bytes each); returns how
  * many were written, or -errno when the list cannot be read. */
 int qphs__verbs_device_names(char (*names)[64], int max);

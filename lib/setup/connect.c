@@ -1,5 +1,5 @@
 /*
- * Active setup (SPEC §4; Mooncake's setupConnectionsByActive) and our
+ * Active setup (Mooncake's RdmaEndPoint::setupConnectionsByActive) and our
  * simultaneous-open retry.
  *
  * One attempt: the caller that finds the endpoint UNCONNECTED becomes its
@@ -65,15 +65,17 @@ static int send_ready_ack(struct qphs_endpoint *ep, const char *server,
 {
 	struct qphs_hs_desc reply;
 	char txt[QPHS__TEXT_LEN];
+	double t0 = qphs__mono_ms(), tcp = -1;
 	int rc;
 
 	local->has_ready_ack = true;
 	local->ready_ack = true;
-	rc = qphs__hs_send_timed(ep->ctx, server, local, &reply, txt, sizeof(txt),
-				 &ep->ack_connect_ms);
+	rc = qphs__hs_send_timed(ep->ctx, server, local, &reply, txt, sizeof(txt), &tcp);
 	if (rc == 0 || rc == QPHS_ERR_REJECT_HANDSHAKE)
 		qphs_hs_desc_clear(&reply);
 	pthread_mutex_lock(&ep->lock);
+	ep->ack_connect_ms = tcp;
+	ep->ack_ms = qphs__mono_ms() - t0;
 	if (rc) {
 		QPHS_ERR("[Handshake] Failed to send RDMA ready ACK to %s: %s", ep->peer_path, txt);
 		qphs__ep_set_err(ep, rc, "Failed to send RDMA ready ACK: %s", txt);
@@ -131,13 +133,40 @@ static int check_paths(struct qphs_endpoint *ep, const struct qphs_hs_desc *repl
 	return QPHS_ERR_NIC_PATH_MISMATCH;
 }
 
+/* The peer's GID and LID for our RTR.  An old peer's reply has no
+ * local_gid: they come from its segment descriptor, a Metadata request
+ * made here with no lock held (ep->lock is never held across a network
+ * request), before the reply is judged under ep->lock; the endpoint's
+ * state is then read once, after every request is done.  Only a reply that
+ * will set QPs up needs it. */
+struct peer_addr {
+	uint8_t gid[16];
+	uint16_t lid;
+	int rc;
+	char txt[QPHS__TEXT_LEN];
+};
+
+static void peer_addr_of_reply(struct qphs_endpoint *ep, int rc, const struct qphs_hs_desc *reply,
+			       struct peer_addr *pa)
+{
+	pa->lid = rc ? 0 : reply->local_lid;
+	pa->rc = 0;
+	if (rc || reply->reply_msg[0])
+		return;
+	if (!reply->local_gid[0]) {
+		pa->rc = qphs__peer_gid_by_metadata(ep->ctx, ep->peer_path, pa->gid, &pa->lid,
+						    pa->txt, sizeof(pa->txt));
+	} else if (qphs_gid_parse(reply->local_gid, pa->gid)) {
+		pa->rc = QPHS_ERR_BAD_GID;
+		snprintf(pa->txt, sizeof(pa->txt), "Invalid peer GID: %s [want 16 ':'-separated "
+			 "hex bytes]", reply->local_gid);
+	}
+}
+
 /* Brings our QPs to RTS from the reply.  ep->lock held. */
 static int setup_from_reply(struct qphs_endpoint *ep, const struct qphs_hs_desc *reply,
-			    const struct qphs_hs_desc *local)
+			    const struct qphs_hs_desc *local, const struct peer_addr *pa)
 {
-	uint8_t gid[16];
-	uint16_t lid = reply->local_lid;
-	char txt[QPHS__TEXT_LEN];
 	int rc;
 
 	if ((rc = check_paths(ep, reply, local)))
@@ -149,27 +178,18 @@ static int setup_from_reply(struct qphs_endpoint *ep, const struct qphs_hs_desc 
 				 "must be equal on both sides]", reply->qp_count, ep->nqp);
 		return QPHS_ERR_QP_COUNT_MISMATCH;
 	}
-	if (!reply->local_gid[0]) {
-		/* Old peer: its gid comes from its segment descriptor. */
-		pthread_mutex_unlock(&ep->lock);
-		rc = qphs__peer_gid_by_metadata(ep->ctx, ep->peer_path, gid, &lid, txt, sizeof(txt));
-		pthread_mutex_lock(&ep->lock);
-		if (rc) {
-			qphs__ep_set_err(ep, rc, "%s", txt);
-			return rc;
-		}
-	} else if (qphs_gid_parse(reply->local_gid, gid)) {
-		qphs__ep_set_err(ep, QPHS_ERR_BAD_GID, "Invalid peer GID: %s [want 16 ':'-separated "
-				 "hex bytes]", reply->local_gid);
-		return QPHS_ERR_BAD_GID;
+	if (pa->rc) {
+		qphs__ep_set_err(ep, pa->rc, "%s", pa->txt);
+		return pa->rc;
 	}
-	return qphs__ep_setup_locked(ep, gid, lid, reply->qp_num, reply->path_mtu);
+	return qphs__ep_setup_locked(ep, pa->gid, pa->lid, reply->qp_num, reply->path_mtu);
 }
 
 /* What to do with a reply, ep->lock held.  Returns 0 with *need_ack set
  * when the ACK must still be sent. */
 static int handle_reply(struct qphs_endpoint *ep, int rc, const char *txt,
-			struct qphs_hs_desc *reply, struct qphs_hs_desc *local, int *need_ack)
+			struct qphs_hs_desc *reply, struct qphs_hs_desc *local,
+			const struct peer_addr *pa, int *need_ack)
 {
 	int st = atomic_load(&ep->status);
 
@@ -204,7 +224,7 @@ static int handle_reply(struct qphs_endpoint *ep, int rc, const char *txt,
 		return QPHS_ERR_RETIRED;
 	double t0 = qphs__mono_ms();
 
-	rc = setup_from_reply(ep, reply, local);
+	rc = setup_from_reply(ep, reply, local, pa);
 	ep->setup_ms = qphs__mono_ms() - t0;
 	if (rc) {
 		qphs__ep_reset_locked(ep, "failed connection setup (active)");
@@ -235,6 +255,7 @@ static void reply_delay_hook(struct qphs_context *ctx)
 static int run_handshake(struct qphs_endpoint *ep, const char *server)
 {
 	struct qphs_hs_desc local, reply;
+	struct peer_addr pa;
 	char txt[QPHS__TEXT_LEN] = "";
 	int rc, need_ack = 0, parsed;
 
@@ -252,24 +273,23 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 		qphs__ep_timings_clear(ep);
 		pthread_mutex_unlock(&ep->lock);
 		rc = qphs__hs_send_timed(ep->ctx, server, &local, &reply, txt, sizeof(txt), &tcp);
-		ep->rpc_ms = qphs__mono_ms() - t0;
-		ep->tcp_ms = tcp;
+		double rpc = qphs__mono_ms() - t0;
+
 		reply_delay_hook(ep->ctx);
 		parsed = rc == 0 || rc == QPHS_ERR_REJECT_HANDSHAKE;
 		if (!parsed && qphs_hs_desc_init(&reply) == 0)
 			parsed = 1;
+		peer_addr_of_reply(ep, rc, &reply, &pa);
 		pthread_mutex_lock(&ep->lock);
-		rc = handle_reply(ep, rc, txt, &reply, &local, &need_ack);
+		ep->rpc_ms = rpc;
+		ep->tcp_ms = tcp;
+		rc = handle_reply(ep, rc, txt, &reply, &local, &pa, &need_ack);
 		pthread_mutex_unlock(&ep->lock);
 		if (parsed)
 			qphs_hs_desc_clear(&reply);
 	}
-	if (!rc && need_ack) {
-		double t0 = qphs__mono_ms();
-
+	if (!rc && need_ack)
 		rc = send_ready_ack(ep, server, &local);
-		ep->ack_ms = qphs__mono_ms() - t0;
-	}
 	qphs_hs_desc_clear(&local);
 	return rc;
 }

@@ -80,24 +80,22 @@ int qphs_endpoint_wait_ready(struct qphs_endpoint *ep, int timeout_ms)
 void qphs__ep_ack_deadline(struct qphs_endpoint *ep, int active)
 {
 	const struct qphs_config *c = ep->ctx->cfg;
+	long long s = active ? c->connect_timeout_s + c->reply_timeout_ms / 1000 + 1
+			     : QPHS__READY_ACK_TIMEOUT_MS / 1000;
 
-	clock_gettime(CLOCK_MONOTONIC, &ep->ack_deadline);
-	ep->ack_deadline.tv_sec += active ? c->connect_timeout_s + c->reply_timeout_ms / 1000 + 1
-					  : QPHS__READY_ACK_TIMEOUT_MS / 1000;
+	atomic_store(&ep->ack_deadline_ms, (long long)qphs__mono_ms() + s * 1000);
 }
 
-static int expired(const struct timespec *deadline)
+static int expired(const struct qphs_endpoint *ep)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > deadline->tv_sec ||
-	       (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec);
+	return qphs__mono_ms() >= (double)atomic_load(&ep->ack_deadline_ms);
 }
 
 /* A passive endpoint waits for the ready ACK 10 s at most, then retires.
  * References are taken under ep_lock and the endpoints locked afterwards,
- * keeping the lock order (ep->lock before ctx->ep_lock). */
+ * keeping the lock order (ep->lock before ctx->ep_lock); the scan reads
+ * only the atomics status and ack_deadline_ms, and the decision is made
+ * again under ep->lock. */
 void qphs__ep_expire_acks(struct qphs_context *ctx)
 {
 	struct qphs_endpoint *due[64];
@@ -106,7 +104,7 @@ void qphs__ep_expire_acks(struct qphs_context *ctx)
 	pthread_mutex_lock(&ctx->ep_lock);
 	for (struct qphs_endpoint *ep = ctx->eps; ep && n < 64; ep = ep->next)
 		if (!ep->retired && atomic_load(&ep->status) == QPHS_EP_WAIT_READY_ACK &&
-		    expired(&ep->ack_deadline)) {
+		    expired(ep)) {
 			ep->refs++;
 			due[n++] = ep;
 		}
@@ -114,7 +112,7 @@ void qphs__ep_expire_acks(struct qphs_context *ctx)
 	for (int i = 0; i < n; i++) {
 		pthread_mutex_lock(&due[i]->lock);
 		if (atomic_load(&due[i]->status) == QPHS_EP_WAIT_READY_ACK &&
-		    expired(&due[i]->ack_deadline)) {
+		    expired(due[i])) {
 			QPHS_WARN("[Handshake] Timed out waiting for RDMA ready ACK for endpoint: %s",
 				  due[i]->peer_path);
 			qphs__ep_set_err(due[i], QPHS_ERR_RETIRED,

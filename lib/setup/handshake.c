@@ -74,16 +74,9 @@ int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs_hs_desc *d)
 /* Sends a Connection body and parses the reply into *reply (initialised
  * here; the caller clears it when this returns 0 or
  * QPHS_ERR_REJECT_HANDSHAKE).  errtxt gets the transport's words. */
-int qphs__hs_send(struct qphs_context *ctx, const char *server,
+int qphs__hs_send(const struct qphs_config *cfg, const char *server,
 		  const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
-		  size_t errlen)
-{
-	return qphs__hs_send_timed(ctx, server, d, reply, errtxt, errlen, NULL);
-}
-
-int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
-			const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
-			size_t errlen, double *connect_ms)
+		  size_t errlen, double *connect_ms)
 {
 	struct qphs_client_result res;
 	char *json = NULL;
@@ -93,8 +86,8 @@ int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
 	if ((rc = qphs_hs_desc_encode(d, &json, &len)))
 		return rc;
 	memset(&res, 0, sizeof(res));
-	rc = qphs_client_request(ctx->cfg, server,
-				 ctx->cfg->old_protocol ? QPHS_HS_OLD_PROTOCOL : QPHS_HS_CONNECTION,
+	rc = qphs_client_request(cfg, server,
+				 cfg->old_protocol ? QPHS_HS_OLD_PROTOCOL : QPHS_HS_CONNECTION,
 				 json, len, &res);
 	free(json);
 	snprintf(errtxt, errlen, "%s", res.errstr);
@@ -108,6 +101,13 @@ int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
 				  errlen);
 	free(res.reply);
 	return prc ? prc : rc;
+}
+
+int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
+			const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
+			size_t errlen, double *connect_ms)
+{
+	return qphs__hs_send(ctx->cfg, server, d, reply, errtxt, errlen, connect_ms);
 }
 
 /* The buffer name of our check region in our segment descriptor: a

@@ -10,11 +10,13 @@
 #include "setup_int.h"
 
 int qphs__local_path_mtu(struct qphs_context *ctx);
-int qphs__hs_send(struct qphs_context *ctx, const char *server,
+/* One Connection request to server, what cfg says (the frame type:
+ * cfg->old_protocol; the client's deadlines) and nothing else; *connect_ms
+ * (may be NULL) gets the TCP connect's time, also when connecting failed. */
+int qphs__hs_send(const struct qphs_config *cfg, const char *server,
 		  const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
-		  size_t errlen);
-/* The same; *connect_ms (may be NULL) gets the TCP connect's time, also
- * when connecting failed. */
+		  size_t errlen, double *connect_ms);
+/* The same with ctx's config. */
 int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
 			const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
 			size_t errlen, double *connect_ms);

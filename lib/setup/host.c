@@ -23,6 +23,7 @@
 #include "base/log.h"
 #include "qphs/body.h"
 #include "base/clock.h"
+#include "base/thread.h"
 #include "qphs/error.h"
 #include "setup_int.h"
 #include "rdma/verbs.h"
@@ -175,23 +176,28 @@ int qphs_rdma_attach(struct qphs_rdma *r, struct qphs_daemon *d)
 	return rc;
 }
 
-static int start_workers(struct qphs_rdma *r)
+/* Returns 0, or QPHS_ERR_THREAD with the errno's text in err. */
+static int start_workers(struct qphs_rdma *r, char *err, size_t errlen)
 {
 	pthread_condattr_t ca;
+	int rc;
 
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&r->qcond, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&r->ack_cond, NULL);
-	if (pthread_create(&r->ack_thread, NULL, ack_main, r))
-		return QPHS_ERR_MEMORY;
-	pthread_setname_np(r->ack_thread, "qphs-ack");
+	if ((rc = qphs__thread_start(&r->ack_thread, ack_main, r, "qphs-ack"))) {
+		snprintf(err, errlen, "cannot start the ready-ACK thread: %s", strerror(rc));
+		return QPHS_ERR_THREAD;
+	}
 	r->ack_started = 1;
 	for (int i = 0; i < r->cfg.worker_threads && i < QPHS__MAX_WORKERS; i++) {
-		if (pthread_create(&r->workers[i], NULL, worker_main, r))
-			return QPHS_ERR_MEMORY;
-		pthread_setname_np(r->workers[i], "qphs-worker");
+		if ((rc = qphs__thread_start(&r->workers[i], worker_main, r, "qphs-worker"))) {
+			snprintf(err, errlen, "cannot start worker thread %d of %d: %s", i + 1,
+				 r->cfg.worker_threads, strerror(rc));
+			return QPHS_ERR_THREAD;
+		}
 		r->nworkers++;
 	}
 	return 0;
@@ -253,8 +259,7 @@ int qphs_rdma_new(const struct qphs_config *cfg, const char *server, struct qphs
 		return QPHS_ERR_MEMORY;
 	}
 	memset(r->region, 0, QPHS_CHECK_REGION_BYTES);
-	if ((rc = start_workers(r))) {
-		snprintf(err, errlen, "cannot start worker threads");
+	if ((rc = start_workers(r, err, errlen))) {
 		qphs_rdma_free(r);
 		return rc;
 	}
@@ -321,12 +326,13 @@ int qphs_rdma_open_device(struct qphs_rdma *r, const char *device, struct qphs_c
 	rc = qphs__context_open(&owner, device, &ctx);
 	if (rc) {
 		snprintf(r->errstr, sizeof(r->errstr), "%s", ctx ? ctx->errstr : "out of memory");
-		qphs__context_close(ctx);
 	} else {
 		r->ctx[r->nctx++] = ctx;
 		*out = ctx;
 	}
 	pthread_mutex_unlock(&r->lock);
+	if (rc)
+		qphs__context_close(ctx); /* takes pool_lock: not under r->lock */
 	return rc;
 }
 

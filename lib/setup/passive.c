@@ -83,14 +83,28 @@ static int precheck(struct passive *p)
 	return 0;
 }
 
-/* ep->lock held.  Returns 1 when the endpoint was retired and the caller
- * should try once more with a fresh one. */
-static int setup_locked(struct passive *p, struct qphs_endpoint *ep)
+/* Lab hook: how long the passive side holds back its RTR.  The hooks are
+ * read under hook_lock: qphs_context_set_hooks may change them any time. */
+static int rtr_delay_ms(struct qphs_context *ctx)
 {
-	int st = atomic_load(&ep->status), want_ack;
-	const struct qphs_rdma_hooks *h = &p->ctx->hooks;
+	int ms;
 
-	want_ack = p->peer->has_ready_ack && p->ctx->cfg->ready_ack;
+	pthread_mutex_lock(&ctx->hook_lock);
+	ms = ctx->hooks.passive_rtr_delay_ms;
+	pthread_mutex_unlock(&ctx->hook_lock);
+	return ms;
+}
+
+/* What the endpoint's state means for this request, ep->lock held: 0 when
+ * a connection with the same peer QPs is reused, 1 when the endpoint is (or
+ * now was) retired and the caller should try once more with a fresh one,
+ * 2 when the setup goes on (the endpoint is then CONNECTING). */
+static int reuse_or_retire_locked(struct passive *p, struct qphs_endpoint *ep, int want_ack)
+{
+	int st = atomic_load(&ep->status);
+
+	if (st >= QPHS_EP_DESTROYING)
+		return 1;
 	if (st == QPHS_EP_CONNECTED || st == QPHS_EP_WAIT_READY_ACK) {
 		if (qphs__ep_qpns_equal(ep, p->peer->qp_num, p->peer->qp_count)) {
 			QPHS_DEBUG("[Handshake] Received same peer QP numbers, reusing connection");
@@ -103,10 +117,30 @@ static int setup_locked(struct passive *p, struct qphs_endpoint *ep)
 		return 1;
 	}
 	atomic_store(&ep->status, QPHS_EP_CONNECTING);
-	if (h->passive_rtr_delay_ms > 0) {
-		struct timespec ts = {h->passive_rtr_delay_ms / 1000,
-				      (h->passive_rtr_delay_ms % 1000) * 1000000L};
+	return 2;
+}
+
+/* ep->lock held.  Returns 1 when the endpoint was retired and the caller
+ * should try once more with a fresh one. */
+static int setup_locked(struct passive *p, struct qphs_endpoint *ep)
+{
+	int want_ack = p->peer->has_ready_ack && p->ctx->cfg->ready_ack, go;
+	int delay_ms = rtr_delay_ms(p->ctx);
+
+	if ((go = reuse_or_retire_locked(p, ep, want_ack)) != 2)
+		return go;
+	if (delay_ms > 0) {
+		/* The delay hook holds the RTR back as a slow driver would, the
+		 * endpoint CONNECTING meanwhile, but without ep->lock: the event
+		 * thread, an ACK, a connect or a close must not wait on a sleep.
+		 * What they did to the endpoint is judged again afterwards. */
+		struct timespec ts = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
+
+		pthread_mutex_unlock(&ep->lock);
 		nanosleep(&ts, NULL);
+		pthread_mutex_lock(&ep->lock);
+		if ((go = reuse_or_retire_locked(p, ep, want_ack)) != 2)
+			return go;
 	}
 	ep->queue_ms = p->queued_ms;
 	double t0 = qphs__mono_ms();

@@ -1,8 +1,8 @@
 /*
- * doSetupConnection (SPEC §5): for each QP i paired with the peer's QP i,
- * RESET -> INIT -> RTR -> RTS.  The path MTU, the GID index and the
- * rd_atomic values are chosen here, once per setup, and recorded on the
- * endpoint for introspection.
+ * doSetupConnection (Mooncake's, rdma_endpoint.cpp): for each QP i paired
+ * with the peer's QP i, RESET -> INIT -> RTR -> RTS.  The path MTU, the GID
+ * index and the rd_atomic values are chosen here, once per setup, and
+ * recorded on the endpoint for introspection.
  */
 #include <stdio.h>
 #include <string.h>

@@ -4,9 +4,44 @@
  * object, its devices and worker pool), endpoint.c, setup.c, connect.c,
  * passive.c, handshake.c, datapath.c, epinfo.c and epevents.c.
  *
- * Locks, outermost first: rdma->lock (device list), ctx->ep_lock (endpoint
- * list and reference counts), ep->lock (one endpoint's QPs and state).
- * ep->lock is never held across a network request.
+ * Locks.  This is the one list of the locks of lib/rdma and lib/setup:
+ * which lock guards which field, and the order they nest in.  A thread
+ * holding a lock takes only locks listed below it; the leaves (every lock
+ * after ep->lock) are never held while another lock of the list is taken.
+ * No lock is held across a network request or a sleep, check_lock apart.
+ *
+ *   ctx->check_lock  one data-path check at a time per context (the checks
+ *                    share its CQ); held for the whole check, its Metadata
+ *                    requests included, so it is taken with no lock held.
+ *   ep->lock         one endpoint: every field of struct qphs_endpoint from
+ *                    has_connected on (QPs, peer QPNs, counters, timings,
+ *                    errors, reply texts), the verbs calls on its QPs, and
+ *                    every change of status (status is atomic so that it
+ *                    can be read without the lock).
+ *   ctx->ep_lock     (leaf) ctx->eps, each endpoint's next, refs and
+ *                    retired, ctx->rd_atom_used.  Taken under ep->lock;
+ *                    code that visits endpoints takes references under it,
+ *                    drops it, then locks each endpoint in turn.
+ *   r->lock          (leaf) r->ctx[], r->nctx, r->n_rejections,
+ *                    r->last_rejection.
+ *   r->qlock         (leaf) the worker and ready-ACK queues (qhead, qtail,
+ *                    ack_head, ack_tail), r->stopping; qcond and ack_cond.
+ *   ctx->hook_lock   (leaf) ctx->hooks, hook_gid, hook_server.
+ *   ctx->pool_lock   (leaf) the QP pool: pool[], pool_n, pool_stop,
+ *                    pool_filling, pool_hits, pool_misses; pool_cond.
+ *   ctx->event_lock  (leaf) ctx->last_event, ctx->event_count[].
+ *   verbs.lock       (leaf) the quirk profiles' bookkeeping (rdma/verbs.c).
+ *
+ * No lock: what is set before a handle is shared and never changed after
+ * (configs, names, nic paths, the device, port, LID, GID, PD, CQ, check
+ * region, thread handles, ep->ctx, ep->peer_path, ep->nqp); the atomics
+ * (ep->status and ep->ack_deadline_ms, written under ep->lock; ctx->failed,
+ * written by the event thread); and the errstr buffers (qphs_*_errstr: the
+ * last error of a call on the handle.  Not locked: ctx->errstr is also
+ * written by a worker whose passive setup cannot make an endpoint, so two
+ * failures at once can mix their texts; only text, never state).  The
+ * daemon's door lock (hs/daemon_int.h) is a leaf too: no lock of this list
+ * is held while a request is replied to or closed.
  */
 #ifndef QPHS__SETUP_INT_H
 #define QPHS__SETUP_INT_H
@@ -36,7 +71,7 @@ struct qphs_rdma {
 	/* The check region (QPHS_CHECK_REGION_BYTES), registered on every
 	 * context; it is the "cpu:0" buffer of our segment descriptor. */
 	uint8_t *region;
-	/* The passive side's last rejection (reply_msg sent), under lock. */
+	/* The passive side's last rejection (reply_msg sent). */
 	uint64_t n_rejections;
 	char last_rejection[QPHS__TEXT_LEN];
 	/* Worker pool: passive setups and metadata requests. */
@@ -46,7 +81,7 @@ struct qphs_rdma {
 	int stopping;
 	pthread_t workers[QPHS__MAX_WORKERS];
 	int nworkers;
-	/* The ready-ACK lane (under qlock): an ACK only flips a state, so it
+	/* The ready-ACK lane: an ACK only flips a state, so it
 	 * must not wait behind setups that create and transition QPs. */
 	pthread_cond_t ack_cond;
 	struct qphs__job *ack_head, *ack_tail;
@@ -56,9 +91,9 @@ struct qphs_rdma {
 
 struct qphs_endpoint {
 	struct qphs_context *ctx;
-	struct qphs_endpoint *next;        /* ctx->eps, under ctx->ep_lock */
-	int refs;                          /* under ctx->ep_lock */
-	int retired;                       /* under ctx->ep_lock */
+	struct qphs_endpoint *next;        /* ctx->eps */
+	int refs;
+	int retired;
 	char peer_path[QPHS__PATH_LEN];
 	pthread_mutex_t lock;
 	atomic_int status;                 /* enum qphs_ep_status */
@@ -71,7 +106,8 @@ struct qphs_endpoint {
 	int rd_atomic;
 	int rd_atom_taken;                 /* counted in ctx->rd_atom_used */
 	int peer_ready_ack;
-	struct timespec ack_deadline;      /* status 3 on the passive side */
+	atomic_llong ack_deadline_ms;      /* status 3 (monotonic ms), set under
+					    * lock, read by the expiry scan */
 	uint64_t tr_ok[QPHS_TR_COUNT], tr_failed[QPHS_TR_COUNT];
 	uint64_t reset_skipped, connect_attempts, retired_retries;
 	double rpc_ms, setup_ms, ack_ms, passive_setup_ms;

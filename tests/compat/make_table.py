@@ -18,7 +18,7 @@ def hx(s):
     return s.hex()
 base='{"local_gid":"00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:00:01","local_lid":0,"local_nic_path":"10.0.0.1:15123@mlx5_0","payload":"","peer_nic_path":"10.0.0.2:16000@mlx5_1","qp_num":[1234,4294967295],"ready_ack":false,"reply_msg":""}\n'
 rows.append('# tests/compat table: EXPECT MODE ARG (ARG percent-encoded, %HH).')
-rows.append('# EXPECT: same = identical results; reject = libqphs refuses (SPEC §2 reject rows,')
+rows.append('# EXPECT: same = identical results; reject = libqphs refuses (the shapes qphs/body.h refuses,')
 rows.append('# strict JSON), Mooncake result printed; differ = a documented difference.')
 rows.append('# Modes: write (parse + write back), hs (Connection), notify, enc (field record),')
 rows.append('# seg (a segment descriptor: decodeSegmentDesc, encodeSegmentDesc).')

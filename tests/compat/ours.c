@@ -49,14 +49,16 @@ static void put_hexs(const char *s)
 	put_hex(s, strlen(s));
 }
 
+/* A table field's hex (libqphs's decoder), NUL-terminated; a field that is
+ * not hex is a broken table: say so and stop. */
 static char *unhex(const char *s, size_t n)
 {
 	char *out = calloc(n / 2 + 1, 1);
+	size_t len = 0, at = 0;
 
-	for (size_t i = 0; out && i + 1 < n; i += 2) {
-		unsigned v = 0;
-		sscanf(s + i, "%2x", &v);
-		out[i / 2] = (char)v;
+	if (out && qphs_hex_decode(s, n, 0, (uint8_t *)out, n / 2, &len, &at)) {
+		fprintf(stderr, "ours: table field '%.*s' is not hex at byte %zu\n", (int)n, s, at);
+		exit(2);
 	}
 	return out;
 }
@@ -99,9 +101,15 @@ static void set_field(struct qphs_hs_desc *d, const char *key, size_t klen, cons
 					    "reply_msg", "payload"};
 	char **f[] = {&d->local_nic_path, &d->local_gid, &d->peer_nic_path, &d->reply_msg,
 		      &d->payload};
-	char *s = unhex(v, n);
+	char *s = NULL;
 
 #define IS(k) (klen == strlen(k) && !strncmp(key, k, klen))
+	/* The string fields are hex; the numbers and lists are not. */
+	for (size_t i = 0; i < 5; i++)
+		if (IS(names[i]))
+			s = unhex(v, n);
+	if (IS("efa_addr") || IS("cxi_addr"))
+		s = unhex(v, n);
 	for (size_t i = 0; i < 5; i++)
 		if (IS(names[i]))
 			qphs_desc_set_str(f[i], s);

@@ -34,6 +34,7 @@ cd "$top"
 make -s BUILD="$build" "$build/libqphs.a" >/dev/null
 jsonc_cflags=$(pkg-config --cflags json-c 2>/dev/null || true)
 jsonc_libs=$(pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
+# shellcheck disable=SC2086 # the flags are words
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Ilib/include -Ilib \
 	$jsonc_cflags tests/compat/ours.c "$build/libqphs.a" $jsonc_libs -lm -o "$out/ours"
 

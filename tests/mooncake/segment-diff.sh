@@ -42,7 +42,7 @@ if [ "${1:-}" = --in-vm ]; then
 	done
 	echo "# the agent's Metadata reply (qplab agent on ${H_RXE[0]}, $addr):"
 	reply=$(${H_EXEC[1]} "$build/qplab" hs send --to "$addr" --type metadata --body - <<<'{"name":"segment-diff","protocol":"rdma"}')
-	echo "$reply" | sed 's/^/#   /'
+	while IFS= read -r l; do echo "#   $l"; done <<<"$reply"
 	echo "# as a frame (8-byte little-endian length, type 1, the JSON):"
 	printf '%s' "$reply" | "$build/qplab" hs encode --type metadata | xxd | sed 's/^/#   /'
 	echo "# Mooncake's decodeSegmentDesc and RdmaTransport::selectDevice on it:"

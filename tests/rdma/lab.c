@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rdmatest.h"
@@ -16,6 +17,14 @@ static void nth(const char *list, int i, char *out, size_t len)
 		p = p ? p + 1 : NULL;
 	}
 	snprintf(out, len, "%.*s", p ? (int)strcspn(p, ",") : 0, p ? p : "");
+}
+
+double lab_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 void lab_config(struct qphs_config *cfg)

@@ -71,9 +71,11 @@ int rdma_smoke(void)
 }
 
 /* The topology comes from netns/topo (QPLAB_RDMA_TOPO, default
- * netns/topo from the checkout), in shared mode, named TOPO_NAME.  Its JSON
- * gives the devices, addresses and netdevs the suites read. */
-#define TOPO_NAME "rdma"
+ * netns/topo from the checkout), in shared mode, with the ID TOPO_ID (topo
+ * names it TOPO_ID plus a unique suffix: topo_name).  Its JSON gives the
+ * devices, addresses and netdevs the suites read. */
+#define TOPO_ID "rdma"
+static char topo_name[32];
 
 static void export_hosts(struct json_object *hosts)
 {
@@ -105,11 +107,11 @@ static int topology_up(const char *topo)
 {
 	char cmd[512], *buf = calloc(1, 1 << 16);
 	size_t n = 0, r;
-	struct json_object *t, *hosts;
+	struct json_object *t, *hosts, *name;
 	FILE *p;
 	int ok;
 
-	snprintf(cmd, sizeof(cmd), "%s up --name %s --hosts a,b --mode shared%s", topo, TOPO_NAME,
+	snprintf(cmd, sizeof(cmd), "%s up --name %s --hosts a,b --mode shared%s", topo, TOPO_ID,
 		 getenv("QPLAB_ALLOW_HOST_ROUTING") && !strcmp(getenv("QPLAB_ALLOW_HOST_ROUTING"), "1")
 			 ? " --allow-host-routing-changes" : "");
 	if (!buf || !(p = popen(cmd, "r"))) {
@@ -121,22 +123,26 @@ static int topology_up(const char *topo)
 	ok = pclose(p) == 0;
 	t = json_tokener_parse(buf);
 	free(buf);
-	ok = ok && t && json_object_object_get_ex(t, "hosts", &hosts) &&
-	     json_object_array_length(hosts) == 2;
+	ok = ok && t && json_object_object_get_ex(t, "name", &name) &&
+	     json_object_object_get_ex(t, "hosts", &hosts) && json_object_array_length(hosts) == 2;
 	if (ok) {
+		snprintf(topo_name, sizeof(topo_name), "%s", json_object_get_string(name));
 		export_hosts(hosts);
 		setenv("QPLAB_RDMA_TOPO", topo, 1);
-		setenv("QPLAB_RDMA_TOPO_NAME", TOPO_NAME, 1);
+		setenv("QPLAB_RDMA_TOPO_NAME", topo_name, 1);
 	}
 	json_object_put(t);
 	return ok ? 0 : -1;
 }
 
+/* A failed up has unwound itself: only a topology topo named goes. */
 static void topology_down(const char *topo)
 {
 	char cmd[512];
 
-	snprintf(cmd, sizeof(cmd), "%s down --name %s", topo, TOPO_NAME);
+	if (!topo_name[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "%s down --name %s", topo, topo_name);
 	if (system(cmd) != 0)
 		fprintf(stderr, "# rdma: topology teardown reported an error\n");
 }

@@ -20,6 +20,8 @@ TCase *rdma_smoke_tcase(Suite *s, const char *name, double seconds);
 int rdma_smoke(void);
 /* Milliseconds deadline scaled by QPLAB_TIME_MULTIPLIER. */
 int rdma_ms(int ms);
+/* CLOCK_MONOTONIC in ms. */
+double lab_now_ms(void);
 
 /* One lab host: a daemon on the host's address, a qphs_rdma named after
  * it, and its device. */

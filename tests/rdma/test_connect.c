@@ -34,8 +34,8 @@ static void connect_n(int nqp, int big)
 	lab_up(&a, 0, &cfg);
 	lab_up(&b, 1, &cfg);
 	lab_connect_ok(&a, &b, nqp, &ea, &eb);
-	qphs_endpoint_info(ea, &ia);
-	qphs_endpoint_info(eb, &ib);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &ia), 0);
+	ck_assert_int_eq(qphs_endpoint_info(eb, &ib), 0);
 	for (int i = 0; i < nqp; i++) {
 		/* QP i pairs with the peer's QP i, both ways. */
 		ck_assert_uint_eq(ia.peer_qpn[i], ib.qpn[i]);
@@ -54,9 +54,7 @@ static void connect_n(int nqp, int big)
 	ck_assert_int_eq(lab_count_qps(b.dev), nqp);
 	qphs_endpoint_put(ea);
 	qphs_endpoint_put(eb);
-	lab_down(&a);
-	lab_down(&b);
-	ck_assert_int_eq(lab_count_qps(a.dev), 0);
+	lab_down_clean(&a, &b);
 }
 
 START_TEST(connect_one_qp_rts_and_data)
@@ -89,14 +87,13 @@ START_TEST(connect_again_reuses_endpoint)
 	lab_connect_ok(&a, &b, 2, &ea, &eb);
 	ck_assert_int_eq(qphs_connect(a.ctx, b.path, &ea2), 0);
 	ck_assert_ptr_eq(ea, ea2);
-	qphs_endpoint_info(ea, &i1);
-	qphs_endpoint_info(ea2, &i2);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &i1), 0);
+	ck_assert_int_eq(qphs_endpoint_info(ea2, &i2), 0);
 	ck_assert_uint_eq(i1.qpn[0], i2.qpn[0]);
 	qphs_endpoint_put(ea2);
 	qphs_endpoint_put(ea);
 	qphs_endpoint_put(eb);
-	lab_down(&a);
-	lab_down(&b);
+	lab_down_clean(&a, &b);
 }
 END_TEST
 

@@ -19,7 +19,7 @@ static unsigned wait_event(struct qphs_context *ctx, enum ibv_event_type t, unsi
 	struct qphs_context_info ci;
 
 	for (int waited = 0;; waited += 10) {
-		qphs_context_info(ctx, &ci);
+		ck_assert_int_eq(qphs_context_info(ctx, &ci), 0);
 		if (ci.event_count[t] >= want || waited >= timeout_ms)
 			return ci.event_count[t];
 		usleep(10000);
@@ -32,7 +32,7 @@ static void print_events(const char *who, struct qphs_context *ctx)
 	char line[512] = "";
 	size_t used = 0;
 
-	qphs_context_info(ctx, &ci);
+	ck_assert_int_eq(qphs_context_info(ctx, &ci), 0);
 	for (int t = 0; t < QPHS_EVENT_TYPES; t++)
 		if (ci.event_count[t] && used < sizeof(line))
 			used += (size_t)snprintf(line + used, sizeof(line) - used, " %s x%u",
@@ -74,8 +74,8 @@ static void assert_port_down(struct lab_host *a, struct lab_host *b, struct qphs
 	char want[128];
 	int rc;
 
-	qphs_context_info(a->ctx, &ca);
-	qphs_context_info(b->ctx, &cb);
+	ck_assert_int_eq(qphs_context_info(a->ctx, &ca), 0);
+	ck_assert_int_eq(qphs_context_info(b->ctx, &cb), 0);
 	ck_assert_int_eq(ca.failed, 1);
 	ck_assert_int_eq(cb.failed, 1);
 	ck_assert_str_eq(cb.port_state, qphs__verbs_port_state_name(IBV_PORT_DOWN));
@@ -97,8 +97,8 @@ static void assert_port_back(struct lab_host *a, struct lab_host *b)
 	struct qphs_context_info ca, cb;
 	struct qphs_data_result res;
 
-	qphs_context_info(a->ctx, &ca);
-	qphs_context_info(b->ctx, &cb);
+	ck_assert_int_eq(qphs_context_info(a->ctx, &ca), 0);
+	ck_assert_int_eq(qphs_context_info(b->ctx, &cb), 0);
 	ck_assert_int_eq(ca.failed, 0);
 	ck_assert_int_eq(cb.failed, 0);
 	lab_connect_ok(a, b, 2, &ea, &eb);
@@ -190,14 +190,14 @@ START_TEST(rkey_violation_reported_per_kernel)
 	lab_up(&a, 0, NULL);
 	lab_up(&b, 1, NULL);
 	lab_connect_ok(&a, &b, 2, &ea, &eb);
-	qphs_endpoint_info(eb, &ib);
+	ck_assert_int_eq(qphs_endpoint_info(eb, &ib), 0);
 	st = write_bad_rkey(&a, &b, ea);
 	n = wait_event(b.ctx, IBV_EVENT_QP_ACCESS_ERR, 1, rdma_ms(expect_event ? 5000 : 1000));
 	print_events("rkey violation: a (requester)", a.ctx);
 	print_events("rkey violation: b (responder)", b.ctx);
 	printf("# rkey violation: requester completion %s; responder QP_ACCESS_ERR x%u\n", st, n);
 	ck_assert_str_eq(st, "IBV_WC_REM_ACCESS_ERR");
-	qphs_endpoint_info(ea, &ia);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &ia), 0);
 	ck_assert_int_eq(ia.qp_state[0], IBV_QPS_ERR);
 	if (maybe)
 		expect_event = n > 0;
@@ -210,7 +210,7 @@ START_TEST(rkey_violation_reported_per_kernel)
 		ck_assert_msg(strstr(qphs_endpoint_errstr(eb), want), "%s", qphs_endpoint_errstr(eb));
 	} else {
 		ck_assert_uint_eq(n, 0);
-		qphs_endpoint_info(eb, &ib);
+		ck_assert_int_eq(qphs_endpoint_info(eb, &ib), 0);
 		ck_assert_int_eq(ib.status, QPHS_EP_CONNECTED);
 	}
 	qphs_endpoint_put(ea);

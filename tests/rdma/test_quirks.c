@@ -138,7 +138,7 @@ START_TEST(quirk_ionic_atomic_needs_clamp)
 	snprintf(cfg.quirk_profile, sizeof(cfg.quirk_profile), "ionic-atomic");
 	cfg.rd_atomic_clamp = false; /* Mooncake before PR 3977: always 16 */
 	hosts(&a, &b, &cfg);
-	qphs_context_info(b.ctx, &ci);
+	ck_assert_int_eq(qphs_context_info(b.ctx, &ci), 0);
 	ck_assert_int_eq(ci.max_qp_rd_atom, 8);
 	ck_assert_int_eq(ci.max_res_rd_atom, 16);
 	expect_reject(&a, &b, "Failed to modify QP to RTR, check mtu, gid, peer lid, peer qp num: "
@@ -178,7 +178,7 @@ START_TEST(quirk_ionic_second_endpoint_gets_the_same_depth)
 	lab_up(&d, 1, &cfg);
 	for (int i = 0; i < 2; i++) {
 		lab_connect_ok(&a, peer[i], 8, &ea[i], &ep[i]);
-		qphs_endpoint_info(ea[i], &info);
+		ck_assert_int_eq(qphs_endpoint_info(ea[i], &info), 0);
 		printf("# ionic: endpoint %d of a: max_dest_rd_atomic %d per QP\n", i + 1,
 		       info.rd_atomic);
 		ck_assert_int_eq(info.rd_atomic, 1);

@@ -1,8 +1,10 @@
 /* The ready-ACK exchange with peers that do not speak it, and MTU
  * negotiation with qphs_path_mtu (SPEC §4, §7). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rdmatest.h"
 
@@ -22,8 +24,8 @@ static void old_peer(int a_ack, int b_ack)
 	lab_up(&a, 0, &ca);
 	lab_up(&b, 1, &cb);
 	lab_connect_ok(&a, &b, 2, &ea, &eb);
-	qphs_endpoint_info(ea, &ia);
-	qphs_endpoint_info(eb, &ib);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &ia), 0);
+	ck_assert_int_eq(qphs_endpoint_info(eb, &ib), 0);
 	ck_assert_int_eq(ia.status, QPHS_EP_CONNECTED);
 	ck_assert_int_eq(ib.status, QPHS_EP_CONNECTED);
 	ck_assert_int_eq(ia.peer_ready_ack, b_ack && a_ack);
@@ -63,8 +65,8 @@ static void mtu_pair(int negotiate, int want_a)
 	lab_up(&a, 0, &cfg);
 	lab_up(&b, 1, &cfg);
 	lab_connect_ok(&a, &b, 2, &ea, &eb);
-	qphs_endpoint_info(ea, &ia);
-	qphs_endpoint_info(eb, &ib);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &ia), 0);
+	ck_assert_int_eq(qphs_endpoint_info(eb, &ib), 0);
 	printf("# negotiation %s: a path_mtu %d, b path_mtu %d\n", negotiate ? "on" : "off",
 	       ia.path_mtu, ib.path_mtu);
 	ck_assert_int_eq(ia.path_mtu, want_a);
@@ -128,8 +130,8 @@ START_TEST(passive_rtr_delay_holds_the_active_side)
 	ck_assert_msg(rc == 0, "%s: %s", qphs_errname(rc), ea ? qphs_endpoint_errstr(ea) : "");
 	eb = qphs_context_endpoint(b.ctx, a.path);
 	ck_assert_ptr_nonnull(eb);
-	qphs_endpoint_info(ea, &ia);
-	qphs_endpoint_info(eb, &ib);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &ia), 0);
+	ck_assert_int_eq(qphs_endpoint_info(eb, &ib), 0);
 	printf("# passive RTR delayed %d ms: a's Connection round trip %.1f ms, b %s\n", delay,
 	       ia.rpc_ms, qphs_ep_status_name(ib.status));
 	ck_assert_double_ge(ia.rpc_ms, delay);
@@ -145,6 +147,65 @@ START_TEST(passive_rtr_delay_holds_the_active_side)
 }
 END_TEST
 
+struct bg_connect {
+	struct lab_host *a, *b;
+	struct qphs_endpoint *ep;
+	int rc;
+};
+
+static void *bg_connect(void *arg)
+{
+	struct bg_connect *c = arg;
+
+	c->rc = qphs_connect(c->a->ctx, c->b->path, &c->ep);
+	return NULL;
+}
+
+/* The delay hook holds b's RTR back without b's endpoint lock: while b
+ * waits, its endpoint is CONNECTING and qphs_endpoint_info (which takes
+ * that lock) answers at once — every call well inside half the delay —
+ * and the connect still succeeds. */
+START_TEST(passive_rtr_delay_leaves_the_endpoint_unlocked)
+{
+	struct lab_host a, b;
+	int delay = rdma_ms(1500);
+	struct qphs_rdma_hooks h = {.passive_rtr_delay_ms = delay};
+	struct bg_connect c = {.a = &a, .b = &b};
+	struct timespec nap = {0, 1000000};
+	double worst = 0, end;
+	int seen = 0;
+	pthread_t t;
+
+	lab_up(&a, 0, NULL);
+	lab_up(&b, 1, NULL);
+	qphs_context_set_hooks(b.ctx, &h);
+	ck_assert_int_eq(pthread_create(&t, NULL, bg_connect, &c), 0);
+	for (end = lab_now_ms() + 2.0 * delay; !seen && lab_now_ms() < end;) {
+		struct qphs_endpoint *eb = qphs_context_endpoint(b.ctx, a.path);
+		struct qphs_endpoint_info ib;
+		double t0 = lab_now_ms();
+
+		if (!eb) {
+			nanosleep(&nap, NULL);
+			continue;
+		}
+		ck_assert_int_eq(qphs_endpoint_info(eb, &ib), 0);
+		worst = lab_now_ms() - t0 > worst ? lab_now_ms() - t0 : worst;
+		seen = ib.status == QPHS_EP_CONNECTING;
+		qphs_endpoint_put(eb);
+	}
+	pthread_join(t, NULL);
+	printf("# passive RTR delayed %d ms: b's endpoint CONNECTING seen %d, slowest info %.1f ms\n",
+	       delay, seen, worst);
+	ck_assert_msg(c.rc == 0, "%s: %s", qphs_errname(c.rc), c.ep ? qphs_endpoint_errstr(c.ep) : "");
+	ck_assert_msg(seen, "b's endpoint was never seen CONNECTING during the delay");
+	ck_assert_msg(worst < delay / 2.0, "qphs_endpoint_info waited %.1f ms (delay %d ms)", worst,
+		      delay);
+	qphs_endpoint_put(c.ep);
+	lab_down_clean(&a, &b);
+}
+END_TEST
+
 Suite *suite_readyack(void)
 {
 	Suite *s = suite_create("readyack");
@@ -154,5 +215,7 @@ Suite *suite_readyack(void)
 	tcase_add_test(unit_tcase(s, "mtu", 30), mtu_negotiation_uses_the_smaller);
 	tcase_add_test(unit_tcase(s, "no_local_gid", 30), peer_without_local_gid_found_by_metadata);
 	tcase_add_test(unit_tcase(s, "rtr_delay", 30), passive_rtr_delay_holds_the_active_side);
+	tcase_add_test(unit_tcase(s, "rtr_delay_unlocked", 30),
+		       passive_rtr_delay_leaves_the_endpoint_unlocked);
 	return s;
 }

@@ -1,10 +1,11 @@
-/* Rejections (SPEC §4, §6): the passive side refuses before touching a QP,
+/* Rejections: the passive side refuses before touching a QP,
  * the active side gets ERR_REJECT_HANDSHAKE with the peer's reply_msg —
  * Mooncake's text as an exact prefix, our detail in brackets — and no QP is
  * left half way on either side. */
 #include <stdio.h>
 #include <string.h>
 
+#include "lab_conf.h" /* the lab's addresses (netns/lab.conf) */
 #include "rdmatest.h"
 
 /* a connects to path; expects code and the Mooncake prefix. */
@@ -39,7 +40,7 @@ START_TEST(reject_qp_count_mismatch)
 	ea = expect_fail(&a, b.path, QPHS_ERR_REJECT_HANDSHAKE,
 			 "QP count mismatch in peer and local endpoints, check MC_MAX_EP_PER_CTX");
 	ck_assert_ptr_nonnull(strstr(qphs_endpoint_errstr(ea), "MC_NUM_QP_PER_EP"));
-	qphs_endpoint_info(ea, &info);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &info), 0);
 	ck_assert_str_eq(info.reply_msg_received, qphs_endpoint_errstr(ea));
 	/* Checked before any endpoint or QP was touched on b. */
 	eb = qphs_context_endpoint(b.ctx, a.path);
@@ -92,7 +93,7 @@ START_TEST(active_detects_peer_nic_path_inconsistency)
 {
 	struct lab_host a, b;
 	struct qphs_endpoint *ea;
-	struct qphs_rdma_hooks h = {.advertise_server = "10.199.0.250:1"};
+	struct qphs_rdma_hooks h = {.advertise_server = QPLAB_LAB_NET4 ".0.250:1"};
 
 	lab_up(&a, 0, NULL);
 	lab_up(&b, 1, NULL);
@@ -100,7 +101,7 @@ START_TEST(active_detects_peer_nic_path_inconsistency)
 	/* Mooncake's active-side words (setupConnectionsByActive). */
 	ea = expect_fail(&a, b.path, QPHS_ERR_NIC_PATH_MISMATCH,
 			 "Invalid argument: received packet mismatch, local.local_nic_path: ");
-	ck_assert_ptr_nonnull(strstr(qphs_endpoint_errstr(ea), "peer.local_nic_path: 10.199.0.250:1@"));
+	ck_assert_ptr_nonnull(strstr(qphs_endpoint_errstr(ea), "peer.local_nic_path: " QPLAB_LAB_NET4 ".0.250:1@"));
 	qphs_endpoint_put(ea);
 	lab_down(&a);
 	lab_down(&b);
@@ -135,7 +136,7 @@ START_TEST(open_unknown_device_fails)
 	int rc;
 
 	lab_config(&cfg);
-	ck_assert_int_eq(qphs_rdma_new(&cfg, "10.199.0.201:1", &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(qphs_rdma_new(&cfg, QPLAB_LAB_NET4 ".0.201:1", &r, err, sizeof(err)), 0);
 	rc = qphs_rdma_open_device(r, "nosuchdev", &ctx);
 	unit_hit(rc);
 	ck_assert_int_eq(rc, QPHS_ERR_DEVICE_NOT_FOUND);

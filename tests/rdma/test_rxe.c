@@ -34,8 +34,8 @@ START_TEST(rxe_accepts_path_mtu_above_active_mtu)
 	lab_up(&b, 1, &cfg);
 	lab_set_mtu(nb, 1500);
 	lab_connect_ok(&a, &b, 2, &ea, &eb);
-	qphs_endpoint_info(eb, &ib);
-	qphs_context_info(b.ctx, &cb);
+	ck_assert_int_eq(qphs_endpoint_info(eb, &ib), 0);
+	ck_assert_int_eq(qphs_context_info(b.ctx, &cb), 0);
 	printf("# rxe: RTR with path_mtu %d over active_mtu %d accepted\n", ib.path_mtu,
 	       cb.active_mtu);
 	ck_assert_int_eq(ib.path_mtu, 4096);

@@ -1,4 +1,4 @@
-/* Simultaneous open (SPEC §4): a and b connect to each other at the same
+/* Simultaneous open: a and b connect to each other at the same
  * moment, round after round.  Every round must end with exactly one QP set
  * per side, all RTS, each side's peer QPNs equal to the other's QPNs, and
  * (checked every 10th round) data flowing; no QP of this process leaks. */
@@ -52,8 +52,8 @@ static void one_round(struct lab_host *a, struct lab_host *b, int round, int che
 	ck_assert(ea && eb);
 	ck_assert_int_eq(qphs_endpoint_wait_ready(ea, rdma_ms(3000)), 0);
 	ck_assert_int_eq(qphs_endpoint_wait_ready(eb, rdma_ms(3000)), 0);
-	qphs_endpoint_info(ea, &ia);
-	qphs_endpoint_info(eb, &ib);
+	ck_assert_int_eq(qphs_endpoint_info(ea, &ia), 0);
+	ck_assert_int_eq(qphs_endpoint_info(eb, &ib), 0);
 	*retries += ia.retired_retries + ib.retired_retries;
 	for (int i = 0; i < ia.qp_count; i++) {
 		ck_assert_int_eq(ia.qp_state[i], 3);
@@ -109,12 +109,12 @@ START_TEST(reconnect_after_peer_forgot_reestablishes)
 	lab_up(&a, 0, NULL);
 	lab_up(&b, 1, NULL);
 	lab_connect_ok(&a, &b, 2, &ea, &eb);
-	qphs_endpoint_info(eb, &i1);
+	ck_assert_int_eq(qphs_endpoint_info(eb, &i1), 0);
 	qphs_endpoint_close(ea);
 	qphs_endpoint_put(ea);
 	qphs_endpoint_put(eb);
 	lab_connect_ok(&a, &b, 2, &ea2, &eb2);
-	qphs_endpoint_info(eb2, &i2);
+	ck_assert_int_eq(qphs_endpoint_info(eb2, &i2), 0);
 	ck_assert_uint_ne(i1.qpn[0], i2.qpn[0]);
 	ck_assert_int_eq(lab_count_qps(a.dev), 2);
 	ck_assert_int_eq(lab_count_qps(b.dev), 2);
@@ -190,7 +190,7 @@ static void assert_retried(struct qphs_endpoint *ep)
 {
 	struct qphs_endpoint_info i;
 
-	qphs_endpoint_info(ep, &i);
+	ck_assert_int_eq(qphs_endpoint_info(ep, &i), 0);
 	printf("# stale reply: a's connect took %llu attempts, %llu after retirement\n",
 	       (unsigned long long)i.connect_attempts, (unsigned long long)i.retired_retries);
 	ck_assert_uint_gt(i.connect_attempts, 1);
@@ -210,7 +210,7 @@ static uint32_t provoke_stale_reply(struct lab_host *a, struct lab_host *b)
 	qphs_context_set_hooks(a->ctx, &hook);
 	pthread_create(&t, NULL, held_connect, &h);
 	eb_old = wait_passive_connected(b, a);
-	qphs_endpoint_info(eb_old, &info);
+	ck_assert_int_eq(qphs_endpoint_info(eb_old, &info), 0);
 	qphs_endpoint_close(eb_old); /* b forgets; a is not told */
 	qphs_endpoint_put(eb_old);
 	rc = qphs_connect(b->ctx, a->path, &eb_new);
@@ -242,7 +242,7 @@ static void assert_one_set_each(struct lab_host *a, struct lab_host *b, uint32_t
 	ck_assert_int_eq(qphs_endpoint_wait_ready(ea, rdma_ms(3000)), 0);
 	ck_assert_int_eq(qphs_endpoint_wait_ready(eb, rdma_ms(3000)), 0);
 	assert_paired(ea, eb);
-	qphs_endpoint_info(eb, &ib);
+	ck_assert_int_eq(qphs_endpoint_info(eb, &ib), 0);
 	ck_assert_uint_ne(ib.qpn[0], old_qpn);
 	ck_assert_msg(qphs_endpoint_check_data(ea, 4096, rdma_ms(3000), &res) == 0, "%s", res.text);
 	ck_assert_msg(qphs_endpoint_check_data(eb, 4096, rdma_ms(3000), &res) == 0, "%s", res.text);

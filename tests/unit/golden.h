@@ -5,8 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Reads tests/golden/NAME (hex text: two digits a byte, whitespace ignored,
- * '#' to the end of the line is a comment) from $QPLAB_SRCDIR when set, else
+/* Reads tests/golden/NAME (hex text: two digits a byte, whitespace between
+ * bytes ignored, '#' to the end of the line is a comment: qphs_hex_decode
+ * with QPHS_HEX_COMMENTS) from $QPLAB_SRCDIR when set, else
  * from the current directory (`make unit` runs in the checkout root).
  * *buf: the decoded bytes, malloc'd and transferred to the caller (free()).
  * Returns 0, or -1 with a message on stderr (missing file, bad hex). */

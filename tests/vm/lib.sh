@@ -11,37 +11,40 @@ fail() { echo "# FAIL: $*"; exit 1; }
 note() { echo "# $*"; }
 
 # topo_up ID ARGS...: bring a topology up and load its JSON into shell
-# arrays: T_MODE, H_NAME[i], H_EXEC[i] (a command prefix), H_ADDR4[i],
-# H_ADDR6[i], H_RXE[i], H_GID4[i], H_GID6[i] (GID indexes).
+# arrays: T_NAME (its unique name: ID plus a suffix), T_MODE, H_NAME[i],
+# H_EXEC[i] (a command prefix), H_ADDR4[i], H_ADDR6[i], H_RXE[i],
+# H_GID4[i], H_GID6[i] (GID indexes).
 topo_up() {
 	local id=$1 json
 	shift
+	require_cmd "$PY"
 	json=$("$TOPO" up --name "$id" "$@") || fail "topo up --name $id $* failed"
 	eval "$("$PY" -c '
 import json, shlex, sys
 t = json.loads(sys.stdin.read())
-print("T_MODE=%s" % shlex.quote(t["mode"]))
+print("T_MODE=%s T_NAME=%s" % (shlex.quote(t["mode"]), shlex.quote(t["name"])))
 for k, f in (("H_NAME", "name"), ("H_ADDR4", "addr4"), ("H_ADDR6", "addr6"), ("H_RXE", "rxe"),
              ("H_GID4", "gid4_index"), ("H_GID6", "gid6_index"), ("H_IF", "ifname")):
     print("%s=(%s)" % (k, " ".join(shlex.quote("" if h[f] is None else str(h[f])) for h in t["hosts"])))
 print("H_EXEC=(%s)" % " ".join(shlex.quote(" ".join(h["exec"])) for h in t["hosts"]))
 ' <<<"$json")"
+	case $T_NAME in "$id"???) ;; *) fail "topo up --name $id named it '$T_NAME', not $id plus a suffix" ;; esac
 }
-topo_down() { # id: down, then independently check nothing of it is left
-	"$TOPO" down --name "$1" || fail "topo down --name $1 failed"
-	local left
-	left=$( { ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o "ql$1-[a-z0-9]*" || true)
+topo_down() { # [NAME]: down (default T_NAME), then independently check nothing of it is left
+	local name=${1:-$T_NAME} left
+	"$TOPO" down --name "$name" || fail "topo down --name $name failed"
+	left=$( { ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o "$QPLAB_PREFIX$name-[a-z0-9]*" || true)
 	[ -z "$left" ] || fail "left over after down: $left"
 }
 # lab_leftovers: whatever of the lab is still there, one item a line;
-# empty when nothing is: links, namespaces and rxe devices by name (every
-# topology is ql<ID>-...), rules on the lab subnet, agents, runners and
-# their workers, topo's state files.
+# empty when nothing is: links, namespaces and rxe devices named like the
+# lab's (registered or not: every topology is ql<NAME>-...), rules on the
+# lab's addresses, agents, runners and their workers, undo registries.
 lab_leftovers() {
-	{ ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o 'ql[a-z0-9]*-[a-z0-9]*' | sort -u || true
-	ip rule show | grep '10\.199\.' || true
+	{ ip netns list; ip -o link show; rdma link show; } 2>/dev/null | grep -o "${QPLAB_PREFIX}[a-z0-9]*-[a-z0-9]*" | sort -u || true
+	ip rule show | grep -F " $QPLAB_NET4." || true
 	pgrep -af 'qplab (agent|run)' || true
-	ls /run/qplab/*.undo 2>/dev/null || true
+	ls "$QPLAB_STATE_DIR"/*.undo 2>/dev/null || true
 }
 
 # run_bg OUT ARGS...: `$Q run ARGS --out OUT` in the background, its steps
@@ -112,13 +115,13 @@ tcp_once() {
 	local s c port rc=0 dl=$((10 * $(time_mult)))
 	s=$(hidx "$1") c=$(hidx "$2")
 	PP_PORT=$((PP_PORT + 1)) port=$PP_PORT
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2016 # the prefix is words; the $ are perl's
 	${H_EXEC[s]} timeout "$dl" perl -MIO::Socket::INET -e '
 		my $l = IO::Socket::INET->new(LocalAddr => $ARGV[0], LocalPort => $ARGV[1], Listen => 1, ReuseAddr => 1) or die;
 		my $c = $l->accept; print $c "ok\n" if $c;' "${H_ADDR4[s]}" "$port" >/dev/null 2>&1 &
 	local spid=$!
 	wait_until 20 sh -c "${H_EXEC[s]} ss -Htln 'sport = :$port' | grep -q ." || true
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2016 # the prefix is words; the $ are perl's
 	${H_EXEC[c]} timeout "$dl" perl -MIO::Socket::INET -e '
 		my $c = IO::Socket::INET->new(LocalAddr => $ARGV[0], PeerAddr => $ARGV[1], PeerPort => $ARGV[2], Timeout => 3) or exit 1;
 		my $l = <$c>; exit(($l // "") eq "ok\n" ? 0 : 1);' "${H_ADDR4[c]}" "${H_ADDR4[s]}" "$port" >/dev/null 2>&1 || rc=1

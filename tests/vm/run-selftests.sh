@@ -86,10 +86,19 @@ trap 'rm -rf "$TMPD"' EXIT
 if [ $host_tests = 1 ]; then
 	expect_rc 125 "vm: qemu missing is exit 125" env QPLAB_QEMU=/nonexistent/qemu "$VM" -- true
 	grep -q 'fix:' "$TMPD/out" || not_ok "vm: the qemu error names its fix"
-	expect_rc 125 "vm: no kernel is exit 125" env QPLAB_CACHE="$TMPD/none" QPLAB_KERNEL_DIRS="" "$VM" -- true
+	expect_rc 125 "vm: no kernel is exit 125" env QPLAB_CACHE="$TMPD/none" QPLAB_KERNEL_DIRS="" QPLAB_BOOT_DIR="$TMPD/none" "$VM" -- true
 	grep -q 'looked at' "$TMPD/out" || not_ok "vm: the no-kernel error lists what was looked at"
 	expect_rc 2 "vm: a bad flag is exit 2" "$VM" --mem lots -- true
+	expect_rc 2 "vm: --cpus beyond 64 is a usage error, not a wrapped count" "$VM" --cpus 99999999999999 -- true
+	expect_rc 2 "vm: --kernel matching no cached kernel is a usage error" "$VM" --kernel 9.99 -- true
+	grep -q "available: .*$newest" "$TMPD/out" || not_ok "vm: the --kernel error lists the kernels available"
+	expect_rc 2 "vm: QPLAB_TIME_MULTIPLIER=abc is a usage error" env QPLAB_TIME_MULTIPLIER=abc "$VM" -- true
 	expect_rc 124 "vm: --timeout expiring is exit 124" "$VM" --kernel "$newest" --timeout 1 -- sleep 100
+	# A missing command is the kernel selftests' skip (4) with its name,
+	# before anything is built.
+	expect_rc 4 "topo: a missing command is exit 4, a skip" \
+		env PATH=/nonexistent /bin/bash "$ROOT/netns/topo" up --name t --hosts a,b
+	grep -q "SKIP: 'ip' not found" "$TMPD/out" || not_ok "topo: the skip names the missing command"
 	if [ "${set_override:-full}" = full ] && printf '%s\n' "${selected[@]}" | grep -qxF "$newest"; then
 		expect_rc 7 "vm: a panic during boot is retried once" \
 			env QPLAB_VM_TEST_PANIC=1 "$VM" --kernel "$newest" -- sh -c 'exit 7'

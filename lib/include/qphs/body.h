@@ -15,9 +15,10 @@
  * and non-ASCII as \uXXXX (UTF-16 surrogate pairs above U+FFFF).
  *
  * Reading: missing keys take defaults, unknown keys are ignored, numbers or
- * bools in a string key are stringified (compat); every shape SPEC §2's table
- * marks "reject" fails with a code from qphs/error.h and a message naming the
- * key and the problem (written into err, errlen bytes, may be NULL).
+ * bools in a string key are stringified (compat); every shape libqphs
+ * refuses on purpose ("Ours" below; the reject rows of tests/compat) fails
+ * with a code from qphs/error.h and a message naming the key and the problem
+ * (written into err, errlen bytes, may be NULL).
  *
  * Details that follow Mooncake (checked against jsoncpp by tests/compat):
  *   - null is the default for every key (jsoncpp's asString gives "", isUInt

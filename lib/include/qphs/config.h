@@ -78,7 +78,7 @@ struct qphs_config {
 	bool mtu_reread;            /* re-read active MTU at every connect, true */
 	int connect_attempts;       /* active tries after retirement, 5, 1..100 */
 	int worker_threads;         /* passive-setup workers per server, 4, 1..64 */
-	/* API only, handshake client (added). */
+	/* API only, handshake client. */
 	bool old_protocol;          /* send Connection requests (and the ready
 				     * ACK) as old-protocol, untyped frames, as
 				     * Mooncake's client did before the type
@@ -95,12 +95,12 @@ QPHS_EXPORT void qphs_config_init(struct qphs_config *cfg);
  * string is borrowed for the duration of the call. */
 typedef const char *(*qphs_env_lookup_fn)(const char *name, void *user);
 
-/* Applies every MC_* variable of SPEC §8 found through lookup (getenv when
- * lookup is NULL) on top of cfg's current values.  Stops at the first
- * invalid value: returns QPHS_ERR_CONFIG_SYNTAX or QPHS_ERR_CONFIG_RANGE and
- * writes a message naming the variable, its value and the accepted range into
- * err (caller's buffer of errlen bytes; may be NULL).  cfg is left unchanged
- * on error.  Returns 0 on success. */
+/* Applies every MC_* variable the fields above name, found through lookup
+ * (getenv when lookup is NULL), on top of cfg's current values.  Stops at
+ * the first invalid value: returns QPHS_ERR_CONFIG_SYNTAX or
+ * QPHS_ERR_CONFIG_RANGE and writes a message naming the variable, its value
+ * and the accepted range into err (caller's buffer of errlen bytes; may be
+ * NULL).  cfg is left unchanged on error.  Returns 0 on success. */
 QPHS_EXPORT int qphs_config_from_env(struct qphs_config *cfg,
 				     qphs_env_lookup_fn lookup, void *user,
 				     char *err, size_t errlen);

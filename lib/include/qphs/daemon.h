@@ -18,7 +18,7 @@
  *
  * What reaches a handler.  Bad frames and bodies that are not JSON are
  * closed without a reply before any handler runs (one "[Handshake]" log line
- * and a counter each).  Bodies are shape-checked for their type (SPEC §2):
+ * and a counter each).  Bodies are shape-checked for their type:
  * a Connection body of the wrong shape is answered by the daemon itself with
  * a reply whose reply_msg names the key and the problem; a Probe, Notify or
  * Metadata body of the wrong shape is closed without a reply.  So a handler
@@ -74,6 +74,24 @@ QPHS_EXPORT int qphs_daemon_listen(struct qphs_daemon *d, const char *host,
 QPHS_EXPORT const char *qphs_daemon_address(const struct qphs_daemon *d);
 QPHS_EXPORT uint16_t qphs_daemon_port(const struct qphs_daemon *d);
 
+/* Raises this process's soft RLIMIT_NOFILE to cfg->max_connections + 256
+ * descriptors (the connections, and room for everything else the process
+ * opens), or to the hard limit when that is lower; never lowers it.  The
+ * limit is the whole process's, so the library never changes it on its
+ * own: a server that expects up to max_connections clients calls this
+ * before qphs_daemon_start (qplab agent and qplab hs serve do).  Without
+ * it the daemon still works, and running out of descriptors costs refused
+ * connections (refused_no_fd), never a busy loop.  cfg NULL: the defaults.
+ * *soft (may be NULL): the soft limit afterwards.  Returns 0, or
+ * QPHS_ERR_INVALID_ARGUMENT when the limit cannot be read or set (err,
+ * caller's, may be NULL, names the errno). */
+QPHS_EXPORT int qphs_daemon_raise_nofile(const struct qphs_config *cfg, uint64_t *soft,
+					 char *err, size_t errlen);
+
+/* Starts the loop thread.  Returns 0; QPHS_ERR_SOCKET when the epoll set or
+ * the eventfd cannot be made, QPHS_ERR_THREAD when the thread cannot start
+ * (qphs_daemon_errstr names the errno).  A failed start leaves nothing
+ * open, and may be tried again. */
 QPHS_EXPORT int qphs_daemon_start(struct qphs_daemon *d);
 QPHS_EXPORT int qphs_daemon_stop(struct qphs_daemon *d);
 QPHS_EXPORT void qphs_daemon_free(struct qphs_daemon *d);
@@ -105,12 +123,12 @@ QPHS_EXPORT int qphs_request_reply(struct qphs_request *req, const char *json,
 /* Completes req by closing the connection without a reply.  Any thread. */
 QPHS_EXPORT void qphs_request_close(struct qphs_request *req);
 
-/* Completes req as failed (added).  A Connection or old-protocol request
+/* Completes req as failed.  A Connection or old-protocol request
  * gets a reply whose reply_msg is text (copied; NULL or "" gives
- * "Handshake callback failed: <code>", SPEC §6) and whose nic paths are the
- * request's, swapped; any other request has no body to carry an error and
- * is closed without a reply.  Any thread; req is freed.  Returns as
- * qphs_request_reply. */
+ * "Handshake callback failed: <code>", Mooncake's text) and whose nic paths
+ * are the request's, swapped; any other request has no body to carry an
+ * error and is closed without a reply.  Any thread; req is freed.  Returns
+ * as qphs_request_reply. */
 QPHS_EXPORT int qphs_request_fail(struct qphs_request *req, int code,
 				  const char *text);
 
@@ -124,10 +142,12 @@ struct qphs_daemon_stats {
 	uint64_t open_connections;
 	uint64_t live_bytes;       /* bytes allocated for connections now */
 	uint64_t refused_no_fd;    /* accepted and closed at once: the process
-				    * ran out of file descriptors (added) */
+				    * ran out of file descriptors */
+	uint64_t loop_wakeups;     /* times the loop thread's epoll_wait
+				    * returned: a loop that spins shows here */
 };
 
-/* The daemon's last refusal (added): the last request it refused before
+/* The daemon's last refusal: the last request it refused before
  * any handler ran — a bad frame, a body that is not JSON, a body of the
  * wrong shape (closed, or for a Connection answered with an error reply) —
  * with the very line it logged ("[Handshake] closing connection from

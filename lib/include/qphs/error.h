@@ -94,7 +94,9 @@
 	X(ERR_DEVICE_FATAL, -1109, "", "RDMA device reported a fatal event")   \
 	X(ERR_RETIRED, -1110, "", "endpoint retired; connect again")           \
 	X(ERR_DATA_MISMATCH, -1111, "", "data-path check read back wrong bytes") \
-	X(ERR_QP_FATAL, -1112, "", "QP reported an asynchronous error")
+	X(ERR_QP_FATAL, -1112, "", "QP reported an asynchronous error")      \
+	/* Threads (every part that starts one; the text names its errno). */ \
+	X(ERR_THREAD, -1120, "", "cannot start a thread")
 
 enum qphs_errno {
 #define QPHS__ERR_ENUM(name, code, fault, text) QPHS_##name = (code),

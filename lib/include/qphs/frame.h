@@ -91,4 +91,19 @@ QPHS_EXPORT int qphs_decoder_eof(const struct qphs_decoder *d);
 /* Bytes already buffered for the current frame (0 between frames). */
 QPHS_EXPORT size_t qphs_decoder_buffered(const struct qphs_decoder *d);
 
+/* Frames written by hand as hex text (the .hex files of tests/golden, a
+ * scenario's raw_frame "hex", the agent's raw_frame request) back to
+ * bytes: pairs of hex digits, either case, with spaces, tabs and line ends
+ * allowed between pairs (not inside one); with QPHS_HEX_COMMENTS in flags, '#' starts a
+ * comment that runs to the end of its line.  Writes at most cap bytes to
+ * out and their count to *out_len (may be NULL; set on errors too).
+ * Returns 0; QPHS_ERR_INVALID_ARGUMENT at a character that is none of
+ * those or a pair cut short; QPHS_ERR_FRAME_TOO_LONG when the bytes do not
+ * fit in cap.  *bad_at (may be NULL) gets the error's offset in text.  An
+ * empty text is 0 bytes and no error: the caller decides whether that is
+ * a frame. */
+#define QPHS_HEX_COMMENTS 1u
+QPHS_EXPORT int qphs_hex_decode(const char *text, size_t len, unsigned flags, uint8_t *out,
+				size_t cap, size_t *out_len, size_t *bad_at);
+
 #endif

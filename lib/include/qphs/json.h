@@ -28,4 +28,9 @@ struct json_object;
 QPHS_EXPORT int qphs_json_parse(const char *json, size_t json_len, struct json_object **out,
 				char *err, size_t errlen);
 
+/* How many of s's n bytes, from the start, are well-formed UTF-8 (RFC 3629:
+ * no overlong forms, no surrogates, nothing above U+10FFFF): n when all of
+ * them are.  The test qphs_json_parse applies to every string and key. */
+QPHS_EXPORT size_t qphs_utf8_valid_prefix(const char *s, size_t n);
+
 #endif

@@ -43,7 +43,7 @@ struct qphs_probe_opts {
 	const char *device;      /* borrowed; NULL or "" = the first rxe device */
 	const char *peer_device; /* borrowed; NULL or "" = device */
 	int port;                /* 1 */
-	int gid_index;           /* -1 = automatic (SPEC §7 ranking) */
+	int gid_index;           /* -1 = automatic (the library's ranking) */
 	int peer_gid_index;      /* -1 = automatic */
 	const char *quirk;       /* borrowed; NULL or "" = the real driver, else a
 				    quirk profile name (qplab quirks --help) */

@@ -1,5 +1,5 @@
 /*
- * qphs/rdma.h — RDMA devices and endpoints (SPEC §4-§7).
+ * qphs/rdma.h — RDMA devices and endpoints.
  *
  * Three handles:
  *
@@ -53,8 +53,9 @@ QPHS_EXPORT const char *qphs_ep_status_name(int status);
 /* server: copied; the nic path server part, "host:port" (bracketed IPv6),
  * normally a daemon's address.  cfg: copied.  *out: transferred
  * (qphs_rdma_free).  Returns 0, QPHS_ERR_INVALID_ARGUMENT (bad config,
- * unknown quirk profile; text in err, caller's buffer, may be NULL) or
- * QPHS_ERR_MEMORY. */
+ * unknown quirk profile; text in err, caller's buffer, may be NULL),
+ * QPHS_ERR_MEMORY or QPHS_ERR_THREAD (a worker thread could not start: err
+ * names it and the errno). */
 QPHS_EXPORT int qphs_rdma_new(const struct qphs_config *cfg, const char *server,
 			      struct qphs_rdma **out, char *err, size_t errlen);
 QPHS_EXPORT void qphs_rdma_free(struct qphs_rdma *r);
@@ -63,7 +64,8 @@ QPHS_EXPORT void qphs_rdma_free(struct qphs_rdma *r);
  * valid until qphs_rdma_free.  Errors: QPHS_ERR_DEVICE_NOT_FOUND,
  * QPHS_ERR_PORT_NOT_ACTIVE (the text names device, port and state),
  * QPHS_ERR_GID_NULL / QPHS_ERR_NO_SUITABLE_GID (Mooncake's texts),
- * QPHS_ERR_CONTEXT.  The text is on r (qphs_rdma_errstr). */
+ * QPHS_ERR_CONTEXT, QPHS_ERR_THREAD (the event or QP pool thread could not
+ * start; the text names the errno).  The text is on r (qphs_rdma_errstr). */
 QPHS_EXPORT int qphs_rdma_open_device(struct qphs_rdma *r, const char *device,
 				      struct qphs_context **out);
 
@@ -74,7 +76,7 @@ QPHS_EXPORT int qphs_rdma_attach(struct qphs_rdma *r, struct qphs_daemon *d);
 /* Last error text of r (borrowed; valid until the next call on r). */
 QPHS_EXPORT const char *qphs_rdma_errstr(const struct qphs_rdma *r);
 
-/* The passive side's last rejection (added): the reply_msg of the last
+/* The passive side's last rejection: the reply_msg of the last
  * Connection request r's handlers refused — QP count, nic path, GID,
  * device, a failed setup, a stale ready-ACK — copied into buf (caller's,
  * len bytes; "" when none).  Returns how many there were.  Any thread;
@@ -133,7 +135,7 @@ QPHS_EXPORT int qphs_context_fill_qp_pool(struct qphs_context *ctx, int timeout_
 QPHS_EXPORT const char *qphs_context_errstr(const struct qphs_context *ctx);
 
 /* Active setup towards peer_nic_path (borrowed): creates or reuses the
- * endpoint, runs the handshake (SPEC §4) and brings every QP to RTS.
+ * endpoint, runs the handshake and brings every QP to RTS.
  * Simultaneous open is resolved here: a connect that finds its endpoint
  * retired retries after a randomised backoff, up to cfg->connect_attempts.
  * *out receives a reference (qphs_endpoint_put) on success, and also on
@@ -201,7 +203,7 @@ struct qphs_endpoint_info {
 	 * peer's whole passive setup), our own transitions, the ACK round trip. */
 	double rpc_ms, setup_ms, ack_ms;
 	double passive_setup_ms;          /* last passive setup's transitions */
-	/* The last setup, active or passive (added), in ms: the TCP connect of
+	/* The last setup, active or passive, in ms: the TCP connect of
 	 * its Connection request (active only), and each transition summed
 	 * over the endpoint's QPs, a failed call included (an RTR that times
 	 * out shows its whole wait).  < 0: it did not happen (a RESET skipped

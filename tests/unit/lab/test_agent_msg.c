@@ -92,6 +92,12 @@ static const struct {
 	{"[1]", QPHS_ERR_MALFORMED_JSON, 0},
 	{"{\"v\":1,", QPHS_ERR_MALFORMED_JSON, 0},
 	{"{\"v\":1,\"type\":\"ready\"} trailing", QPHS_ERR_MALFORMED_JSON, 0},
+	{"{\"v\":1,\"type\":null}", QPHS_ERR_INVALID_ARGUMENT, 0}, /* once a crash (strcmp) */
+	{"{\"v\":1,\"type\":7}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":1.0,\"type\":\"ready\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":1,\"type\":\"fatal\",\"code\":null,\"error\":\"\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
+	{"{\"v\":1,\"type\":\"reply\",\"id\":\"2\",\"ok\":true,\"code\":\"OK\",\"error\":\"\"}",
+	 QPHS_ERR_INVALID_ARGUMENT, 0},
 };
 
 START_TEST(agent_lines_are_decoded_strictly)
@@ -222,7 +228,7 @@ START_TEST(agent_report_picks_the_peers_endpoint_and_rejects_wrong_types)
 
 	ck_assert_int_eq(qplab_agent_parse_line(wrong, strlen(wrong), &m, err, sizeof(err)), 0);
 	ck_assert_int_eq(qplab_facts_from_reply(&m, NULL, &f, err, sizeof(err)), QPHS_ERR_INVALID_ARGUMENT);
-	ck_assert_str_eq(err, "agent reply: \"endpoints\" has the wrong JSON type");
+	ck_assert_str_eq(err, "agent reply: \"endpoints\" must be an array, not an integer");
 	qplab_facts_free(&f);
 	qplab_agent_msg_free(&m);
 }

@@ -449,6 +449,31 @@ START_TEST(cli_help_on_every_subcommand)
 }
 END_TEST
 
+/* A broken QPLAB_TIME_MULTIPLIER stops `qplab run` before it builds
+ * anything; its --help still works. */
+START_TEST(cli_run_refuses_a_bad_time_multiplier)
+{
+	static const char *const run_args[] = {"run", "--backend", "netns", "no-such-dir", NULL};
+	static const char *const help[] = {"run", "--help", NULL};
+	static const char *const envs[] = {"QPLAB_TIME_MULTIPLIER=0", "QPLAB_TIME_MULTIPLIER=slow",
+					   "QPLAB_TIME_MULTIPLIER=101"};
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(envs) / sizeof(envs[0]); i++) {
+		run_qplab(run_args, "", 0, envs[i], &r);
+		ck_assert_int_eq(r.status, 2);
+		ck_assert_msg(strstr(r.err, envs[i]) && strstr(r.err, "(accepted: 1 to 100)"), "%s: '%s'",
+			      envs[i], r.err);
+		ck_assert_msg(!strstr(r.err, "no-such-dir"), "checked the paths first: '%s'", r.err);
+		run_clear(&r);
+	}
+	run_qplab(help, "", 0, envs[0], &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_ptr_nonnull(strstr(r.out, "usage: qplab run"));
+	run_clear(&r);
+}
+END_TEST
+
 #define N(a) ((int)(sizeof(a) / sizeof(a[0])))
 
 Suite *suite_cli(void)
@@ -473,5 +498,6 @@ Suite *suite_cli(void)
 	tc = unit_tcase(s, "usage", 30);
 	tcase_add_loop_test(tc, cli_usage_error_exits_2, 0, N(usage_errors));
 	tcase_add_test(tc, cli_help_on_every_subcommand);
+	tcase_add_test(tc, cli_run_refuses_a_bad_time_multiplier);
 	return s;
 }

@@ -336,6 +336,39 @@ START_TEST(cli_bad_flags_are_usage_errors)
 }
 END_TEST
 
+/* Each refused --body (and --reply) says why: before, an oversized or
+ * endless one said "No such file or directory" and a directory "invalid
+ * argument". */
+START_TEST(cli_body_files_that_cannot_be_sent_say_why)
+{
+	static const struct {
+		const char *flag, *path, *in, *says;
+	} cases[] = {
+		{"--body", "/", NULL, "--body /: is a directory, not a file"},
+		{"--body", "/nonexistent/body.json", NULL, "cannot open it: No such file or directory"},
+		{"--body", "/dev/zero", NULL, "--body /dev/zero: is longer than 134217728 bytes"},
+		{"--body", "-", "/dev/zero", "--body -: is longer than 134217728 bytes"},
+		{"--reply", "/", NULL, "--reply /: is a directory, not a file"},
+		{"--reply", "/dev/zero", NULL, "--reply /dev/zero: is longer than 134217728 bytes"},
+	};
+	struct run r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (!strcmp(cases[i].flag, "--body"))
+			run_qplab(&r, cases[i].in, (const char *const[]){"hs", "send", "--to", "127.0.0.1:1",
+								      "--type", "connection", "--body",
+								      cases[i].path, NULL});
+		else
+			run_qplab(&r, cases[i].in, (const char *const[]){"hs", "serve", "--listen",
+								      "127.0.0.1:0", "--reply",
+								      cases[i].path, NULL});
+		ck_assert_int_eq(r.status, 2);
+		ck_assert_msg(strstr(r.err, cases[i].says), "%s %s: '%s'", cases[i].flag, cases[i].path,
+			      r.err);
+	}
+}
+END_TEST
+
 Suite *suite_hs_cli(void)
 {
 	Suite *s = suite_create("hs_cli");
@@ -349,5 +382,6 @@ Suite *suite_hs_cli(void)
 	tcase_add_test(tc, cli_send_refused_and_unresolved_have_their_own_status);
 	tcase_add_test(tc, cli_send_help_lists_the_exit_statuses);
 	tcase_add_test(tc, cli_bad_flags_are_usage_errors);
+	tcase_add_test(tc, cli_body_files_that_cannot_be_sent_say_why);
 	return s;
 }

@@ -125,14 +125,15 @@ static const struct {
 	const char *path, *value, *want;
 } BAD[] = {
 	{"schema_version", "2", "schema_version 2"},
-	{"kernel", "7", "'kernel'"},
-	{"rows", "{}", "'rows'"},
-	{"info", "[]", "'info'"},
-	{"info.vendor_id", "\"rxe\"", "'vendor_id'"},
-	{"rows.0.ret", "\"0\"", "row 0: key 'ret'"},
-	{"rows.1.ms", "null", "row 1: key 'ms'"},
-	{"rows.0.state", "\"INITIALISED\"", "row 0: key 'state' longer than 7"},
-	{"rows.2", "3", "row 2: a row is not an object"},
+	{"kernel", "7", "\"kernel\" must be a string, not an integer"},
+	{"rows", "{}", "\"rows\" must be an array, not an object"},
+	{"info", "[]", "\"info\" must be an object, not an array"},
+	{"info.vendor_id", "\"rxe\"", "\"vendor_id\" must be an integer, not a string"},
+	{"info.vendor_id", "4294967296", "\"vendor_id\" must be in 0..4294967295"},
+	{"rows.0.ret", "\"0\"", "row 0: \"ret\" must be an integer, not a string"},
+	{"rows.1.ms", "null", "row 1: missing required key \"ms\""},
+	{"rows.0.state", "\"INITIALISED\"", "row 0: \"state\" is longer than 7 bytes"},
+	{"rows.2", "3", "row 2: \"rows[2]\" must be an object, not an integer"},
 };
 
 static void edit(json_object *doc, const char *path, const char *value)

@@ -46,6 +46,8 @@ static void fixture_up(struct fixture *fx, const char *error_text)
 	for (int h = 0; h < 2; h++)
 		healthy(&fx->sf.final[h], error_text);
 	healthy(qplab_facts_at(&fx->sf, 0, 0), error_text);
+	fx->sf.step_started_ms[0] = 12;
+	fx->sf.step_ended_ms[0] = 340;
 	ck_assert_int_eq(qplab_expect_eval(fx->plan, &RUN, &fx->sf, &fx->v), 2);
 	r.plan = fx->plan;
 	r.status = QPLAB_FAIL;
@@ -296,6 +298,14 @@ START_TEST(report_results_json_round_trips_and_merges)
 	ck_assert(json_object_is_type(path_get(back, k_gid), json_type_null)); /* not collected */
 	ck_assert_str_eq(json_object_get_string(path_get(back, k_step)), "OK");
 	ck_assert_str_eq(json_object_get_string(path_get(back, k_obs)), "OK");
+	static const char *const k_started[] = {"runs", "0", "scenarios", "0", "steps", "0", "started_ms", NULL};
+	static const char *const k_ended[] = {"runs", "0", "scenarios", "0", "steps", "0", "ended_ms", NULL};
+	static const char *const k_on0[] = {"runs", "0", "scenarios", "0", "steps", "0", "on", "0", NULL};
+	static const char *const k_on1[] = {"runs", "0", "scenarios", "0", "steps", "0", "on", "1", NULL};
+	ck_assert_int_eq(json_object_get_int(path_get(back, k_started)), 12);
+	ck_assert_int_eq(json_object_get_int(path_get(back, k_ended)), 340);
+	ck_assert_str_eq(json_object_get_string(path_get(back, k_on0)), "a"); /* from, then to */
+	ck_assert_str_eq(json_object_get_string(path_get(back, k_on1)), "b");
 
 	/* A second kernel's file merges into an array of two runs. */
 	ck_assert_int_eq(qplab_results_load(path, &other, err, sizeof(err)), 0);
@@ -340,6 +350,67 @@ START_TEST(report_results_load_refuses_other_schemas)
 }
 END_TEST
 
+/* U+FFFD, written out: what each byte that breaks UTF-8 must become. */
+#define FFFD "\xEF\xBF\xBD"
+
+START_TEST(report_utf8_repair_replaces_each_bad_byte)
+{
+	static const char *const cases[][2] = {
+		{"plain text", NULL},
+		{"caf\xC3\xA9 \xF0\x9F\x98\x80", NULL},
+		{"\xFF", FFFD},
+		{"a\xFE\xFF" "b", "a" FFFD FFFD "b"},
+		{"\xC0\xAF", FFFD FFFD},			/* overlong '/' */
+		{"\xED\xA0\x80!", FFFD FFFD FFFD "!"},		/* a surrogate */
+		{"\xF4\x90\x80\x80", FFFD FFFD FFFD FFFD},	/* above U+10FFFF */
+		{"ok \xC3", "ok " FFFD},			/* cut in the middle */
+		{"\xC3\xA9\xA9", "\xC3\xA9" FFFD},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out;
+		int rc = qplab_utf8_repair(cases[i][0], strlen(cases[i][0]), &out);
+
+		ck_assert_int_eq(rc, cases[i][1] ? 1 : 0);
+		if (cases[i][1])
+			ck_assert_str_eq(out, cases[i][1]);
+		else
+			ck_assert_ptr_null(out);
+		free(out);
+	}
+}
+END_TEST
+
+/* A peer's reply_msg is whatever bytes it sent: results.json must still be
+ * JSON that our own reader (and any strict one) takes back. */
+START_TEST(report_results_with_bad_utf8_still_load)
+{
+	char path[128], err[256];
+	json_object *doc = qplab_results_doc(), *run = json_object_new_object(), *sc, *back;
+	json_object *v;
+
+	json_object_object_add(run, "scenarios", sc = json_object_new_array());
+	json_object_array_add(sc, v = json_object_new_object());
+	json_object_object_add(v, "diagnostic", json_object_new_string("peer said \xFF\xFE: ok"));
+	json_object_object_add(v, "id", json_object_new_string("basic/\xC3\xA9"));
+	ck_assert_int_eq(qplab_results_add_run(doc, run), 0);
+	json_object_put(run);
+	tmp_path(path, sizeof(path), "utf8.json");
+	ck_assert_int_eq(qplab_results_save(path, doc), 0);
+	ck_assert_int_eq(qplab_results_load(path, &back, err, sizeof(err)), 0);
+	v = json_object_array_get_idx(
+		json_object_object_get(json_object_array_get_idx(json_object_object_get(back, "runs"), 0),
+				       "scenarios"),
+		0);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(v, "diagnostic")),
+			 "peer said " FFFD FFFD ": ok");
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(v, "id")), "basic/\xC3\xA9");
+	json_object_put(back);
+	json_object_put(doc);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(report_outputs_land_in_the_out_dir)
 {
 	char dir[128], path[200], err[256];
@@ -355,6 +426,10 @@ START_TEST(report_outputs_land_in_the_out_dir)
 	snprintf(path, sizeof(path), "%s/junit.xml", dir);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_gt(st.st_size, 40);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_gt(st.st_size, 1000);
 	unlink(path);
 	rmdir(dir);
 	tmp_path(dir, sizeof(dir), "outdir");
@@ -398,5 +473,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, report_results_load_refuses_other_schemas);
 	tcase_add_test(tc, report_mkdir_makes_parents);
 	tcase_add_test(tc, report_outputs_land_in_the_out_dir);
+	tcase_add_test(tc, report_utf8_repair_replaces_each_bad_byte);
+	tcase_add_test(tc, report_results_with_bad_utf8_still_load);
 	return s;
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "qphs.h"
+#include "cli/cli.h"
 #include "run/run_args.h"
 #include "unit.h"
 
@@ -78,6 +79,57 @@ START_TEST(run_args_rejects_bad_options)
 	ck_assert_int_eq(parse(bad_args[_i].line, &o, err, sizeof(err)), QPHS_ERR_INVALID_ARGUMENT);
 	unit_hit(QPHS_ERR_INVALID_ARGUMENT);
 	ck_assert_msg(strstr(err, bad_args[_i].says), "%s: '%s'", bad_args[_i].line, err);
+}
+END_TEST
+
+static const struct {
+	const char *in;
+	double want; /* < 0: refused */
+	const char *says;
+} time_mults[] = {
+	{NULL, 1, NULL},
+	{"1", 1, NULL},
+	{"2.5", 2.5, NULL},
+	{"100", 100, NULL},
+	{"", -1, "is not a number"},
+	{"ten", -1, "is not a number"},
+	{"3x", -1, "is not a number"},
+	{"nan", -1, "is not a number"},
+	{"0", -1, "is out of range (accepted: 1 to 100)"},
+	{"0.5", -1, "is out of range"},
+	{"-4", -1, "is out of range"},
+	{"100.5", -1, "is out of range"},
+	{"inf", -1, "is out of range"},
+	{"1e999", -1, "is out of range"},
+};
+
+START_TEST(time_multiplier_is_checked)
+{
+	char err[256] = "";
+	double v = -7;
+	int rc = qplab_time_multiplier_parse(time_mults[_i].in, &v, err, sizeof(err));
+
+	if (time_mults[_i].want < 0) {
+		ck_assert_int_eq(rc, -1);
+		ck_assert_msg(strstr(err, time_mults[_i].says), "%s: '%s'", time_mults[_i].in, err);
+		ck_assert_msg(strstr(err, "QPLAB_TIME_MULTIPLIER="), "%s", err);
+		ck_assert(v == 1);
+	} else {
+		ck_assert_int_eq(rc, 0);
+		ck_assert(v == time_mults[_i].want);
+	}
+}
+END_TEST
+
+START_TEST(scaled_deadlines_never_wrap)
+{
+	ck_assert_int_eq(qplab_scaled_ms(1500, 1), 1500);
+	ck_assert_int_eq(qplab_scaled_ms(1500, 2.5), 3750);
+	ck_assert_int_eq(qplab_scaled_ms(0, 100), 0);
+	ck_assert_int_eq(qplab_scaled_ms(-5, 3), 0);
+	ck_assert_int_eq(qplab_scaled_ms(1999999999L, 100), QPLAB_MAX_DEADLINE_MS);
+	ck_assert_int_eq(qplab_scaled_ms(20000000L, 100), QPLAB_MAX_DEADLINE_MS);
+	ck_assert_int_eq(qplab_scaled_ms(19999999L, 100), 1999999900L);
 }
 END_TEST
 
@@ -214,6 +266,8 @@ Suite *suite_run_args(void)
 	tcase_add_test(tc, run_args_every_option);
 	tcase_add_loop_test(tc, run_args_rejects_bad_options, 0, sizeof(bad_args) / sizeof(bad_args[0]));
 	tcase_add_test(tc, run_jobs_refused_in_shared_mode_only);
+	tcase_add_loop_test(tc, time_multiplier_is_checked, 0, sizeof(time_mults) / sizeof(time_mults[0]));
+	tcase_add_test(tc, scaled_deadlines_never_wrap);
 	tc = unit_tcase(s, "catalogue", 10);
 	tcase_add_test(tc, catalogue_walks_directories_sorted_and_filters_tags);
 	tcase_add_test(tc, catalogue_reports_every_bad_file_and_runs_nothing);

@@ -241,8 +241,35 @@ static const struct {
 	{NULL, "{ \"do\": \"link_up\", \"host\": \"a\", },", NULL, "@S@", "syntax error"},
 	{NULL, "{ \"do\": \"connect_both\", \"hosts\": [\"a\"] },", NULL, "@S@", "2 to 8 hosts"},
 	{NULL, "{ \"do\": \"connect_both\", \"hosts\": [\"a\", \"b\", \"a\"] },", NULL, "@S@", "names host \"a\" twice"},
-	{NULL, "{ \"do\": \"connect_both\", \"hosts\": [\"a\", 2] },", NULL, "@S@", "named by a string"},
+	{NULL, "{ \"do\": \"connect_both\", \"hosts\": [\"a\", 2] },", NULL, "@S@",
+	 "\"hosts[1]\" must be a string, not an integer"},
+	{NULL, NULL, "{ \"host\": \"a\", \"wc_status\": { \"any_of\": [null] } },", "@E@",
+	 "\"any_of[0]\" must be a string, not null"},
+	{NULL, NULL, "{ \"hosts\": [\"a\", null], \"code\": \"OK\" },", "@E@",
+	 "\"hosts[1]\" must be a string, not null"},
+	{NULL, NULL, "{ \"host\": \"a\", \"qp_states\": [\"RTS\", 3] },", "@E@",
+	 "\"qp_states[1]\" must be a string, not an integer"},
+	{NULL, NULL, "{ \"host\": \"a\", \"cases\": [ { \"when\": [null], \"why\": \"w\", "
+	 "\"code\": \"OK\" } ] },", "@E@", "\"when[0]\" must be a string, not null"},
 };
+
+/* A link's "between" with a null (once a crash: the name went to strcmp). */
+START_TEST(scenario_link_between_null_is_an_error_at_its_line)
+{
+	static const char text[] = "{ \"description\": \"t\", \"source\": \"u\",\n"
+				   "  \"hosts\": { \"a\": {}, \"b\": {} },\n"
+				   "  \"links\": [ { \"between\": [null, \"b\"] } ],\n"
+				   "  \"steps\": [ { \"do\": \"connect\", \"from\": \"a\", \"to\": \"b\" } ],\n"
+				   "  \"expect\": [ { \"host\": \"a\", \"code\": \"OK\" } ] }\n";
+	struct qplab_plan *plan = (void *)1;
+	struct qplab_errors errs = {0};
+
+	ck_assert_int_lt(parse(text, &plan, &errs), 0);
+	ck_assert_uint_eq(errs.n, 1);
+	ck_assert_str_eq(errs.msgs[0], "t.json:3: \"between[0]\" must be a string, not null");
+	qplab_errors_free(&errs);
+}
+END_TEST
 
 START_TEST(scenario_rejects_with_file_and_line)
 {
@@ -504,6 +531,7 @@ Suite *suite_scenario(void)
 			    sizeof(expect_ok) / sizeof(expect_ok[0]));
 	tc = unit_tcase(s, "rejects", 10);
 	tcase_add_loop_test(tc, scenario_rejects_with_file_and_line, 0, sizeof(reject) / sizeof(reject[0]));
+	tcase_add_test(tc, scenario_link_between_null_is_an_error_at_its_line);
 	tcase_add_test(tc, scenario_reports_every_error_in_line_order);
 	tcase_add_test(tc, scenario_requires_source_and_description);
 	tcase_add_test(tc, scenario_empty_or_comment_only_file_is_a_syntax_error);

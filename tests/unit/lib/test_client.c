@@ -253,13 +253,46 @@ START_TEST(client_unresolvable_name_is_err_dns)
 }
 END_TEST
 
+/* Malformed forms of a daemon's own address, each one a lenient parser
+ * (strtoul, atoi, a 16-bit truncation, a default for an empty port) would
+ * turn into that daemon's port, are refused as ERR_BAD_ADDRESS naming the
+ * address with no connection made: the daemon they would have reached
+ * accepted nothing, though a well-formed request reaches it right after. */
 START_TEST(client_bad_address_is_rejected_before_any_traffic)
 {
+	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	unsigned port = qphs_daemon_port(d);
 	struct qphs_client_result res;
-	int rc = qphs_client_request(NULL, "127.0.0.1:99999", QPHS_HS_PROBE, "{}\n", 3, &res);
+	struct qphs_daemon_stats st;
+	struct qphs_config cfg;
+	char addr[8][64];
+	int n = 0;
 
-	ck_assert_int_eq(rc, QPHS_ERR_BAD_ADDRESS);
-	unit_hit(rc);
+	hs_test_config(&cfg);
+	cfg.handshake_port = (int)port; /* what an empty port would default to */
+	snprintf(addr[n++], sizeof(addr[0]), "127.0.0.1:%ux", port);
+	snprintf(addr[n++], sizeof(addr[0]), "127.0.0.1: %u", port);
+	snprintf(addr[n++], sizeof(addr[0]), "127.0.0.1:+%u", port);
+	snprintf(addr[n++], sizeof(addr[0]), "127.0.0.1:%u ", port);
+	snprintf(addr[n++], sizeof(addr[0]), "127.0.0.1:%u", port + 65536);
+	snprintf(addr[n++], sizeof(addr[0]), "127.0.0.1:");
+	snprintf(addr[n++], sizeof(addr[0]), ":%u", port);
+	snprintf(addr[n++], sizeof(addr[0]), "127.0.0.1:99999");
+	for (int i = 0; i < n; i++) {
+		int rc = qphs_client_request(&cfg, addr[i], QPHS_HS_PROBE, "{}\n", 3, &res);
+
+		ck_assert_msg(rc == QPHS_ERR_BAD_ADDRESS, "'%s': %s", addr[i], qphs_errname(rc));
+		ck_assert_msg(strstr(res.errstr, addr[i]), "'%s': errstr '%s'", addr[i], res.errstr);
+		ck_assert_str_eq(res.peer, "");
+		ck_assert_ptr_null(res.reply);
+		unit_hit(rc);
+	}
+	qphs_daemon_stats(d, &st);
+	ck_assert_uint_eq(st.accepted, 0);
+	hs_test_assert_probe(d);
+	qphs_daemon_stats(d, &st);
+	ck_assert_uint_eq(st.accepted, 1);
+	qphs_daemon_free(d);
 }
 END_TEST
 

@@ -10,7 +10,8 @@
 #include "qphs.h"
 #include "unit.h"
 
-/* The Connection body Mooncake writes (research facts §2.1, replica output). */
+/* The Connection body Mooncake writes (TransferHandshakeUtil::encode in
+ * transfer_metadata.cpp, written by jsoncpp 1.9.5's FastWriter). */
 static const char mooncake_body[] =
 	"{\"local_gid\":\"00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:00:01\",\"local_lid\":0,"
 	"\"local_nic_path\":\"10.0.0.1:15123@mlx5_0\",\"payload\":\"\","
@@ -50,7 +51,8 @@ END_TEST
 
 START_TEST(desc_encode_default_is_mooncakes_empty_desc)
 {
-	/* The passive reply to a ready-ACK (facts §2.4): no ready_ack key. */
+	/* The passive reply to a ready-ACK (Mooncake's setupConnectionsByPassive
+	 * leaves local_desc as constructed): no ready_ack key. */
 	struct qphs_hs_desc d;
 	char *out;
 	size_t len;

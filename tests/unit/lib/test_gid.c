@@ -8,7 +8,7 @@
 
 #define V4MAPPED "00:00:00:00:00:00:00:00:00:00:ff:ff:0a:00:00:01"
 
-/* Mooncake's parseGidString (facts §7): what it takes and what it refuses. */
+/* Mooncake's parseGidString (rdma_endpoint.cpp): what it takes and what it refuses. */
 static const struct {
 	const char *in;
 	int ok;
@@ -98,8 +98,8 @@ START_TEST(gid_nic_path_splits_at_first_at)
 }
 END_TEST
 
-/* facts §4 parseHostNameWithPort, except that a bad port is an error here
- * (Mooncake falls back to the default port). */
+/* Mooncake's parseHostNameWithPort (common.h), except that a bad port is an
+ * error here (Mooncake falls back to the default port). */
 static const struct {
 	const char *in, *host;
 	int port; /* -1: QPHS_ERR_BAD_ADDRESS */

@@ -1,5 +1,6 @@
-/* GID ranking of SPEC §7 (lib/rdma/gidrank.c): a table of GID entries and the
- * rank each must get, then choices over whole tables. */
+/* GID ranking (lib/rdma/gidrank.c, after Mooncake's findBestGidIndex): a
+ * table of GID entries and the rank each must get, then choices over whole
+ * tables. */
 #include <string.h>
 
 #include "rdma/gidrank.h"

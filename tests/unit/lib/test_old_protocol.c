@@ -2,12 +2,10 @@
  * (old-protocol) frames, the way Mooncake's client sent them before the
  * type byte, and the untyped reply is accepted. */
 #include <stdatomic.h>
-#include <string.h>
 
 #include "setup/handshake.h"
 #include "hs_testutil.h"
 #include "qphs.h"
-#include "rdma/rdma_int.h"
 #include "unit.h"
 
 static atomic_int seen_type = -1;
@@ -35,7 +33,6 @@ static const struct {
 START_TEST(old_protocol_flag_picks_the_frame_type_of_connection_requests)
 {
 	struct qphs_config cfg;
-	struct qphs_context ctx;
 	struct qphs_hs_desc local, reply;
 	struct qphs_daemon *d = NULL;
 	char txt[256] = "";
@@ -47,11 +44,10 @@ START_TEST(old_protocol_flag_picks_the_frame_type_of_connection_requests)
 	ck_assert_int_eq(qphs_daemon_set_handler(d, QPHS_HS_CONNECTION, answer, NULL), 0);
 	ck_assert_int_eq(qphs_daemon_listen(d, "127.0.0.1", 0), 0);
 	ck_assert_int_eq(qphs_daemon_start(d), 0);
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.cfg = &cfg; /* qphs__hs_send reads only the config */
 	ck_assert_int_eq(qphs_hs_desc_init(&local), 0);
 	atomic_store(&seen_type, -1);
-	ck_assert_int_eq(qphs__hs_send(&ctx, hs_test_addr(d), &local, &reply, txt, sizeof(txt)), 0);
+	ck_assert_int_eq(qphs__hs_send(&cfg, hs_test_addr(d), &local, &reply, txt, sizeof(txt),
+				       NULL), 0);
 	ck_assert_int_eq(atomic_load(&seen_type), cases[_i].want);
 	ck_assert_str_eq(reply.reply_msg, "");
 	qphs_hs_desc_clear(&reply);

@@ -1,8 +1,8 @@
 /*
  * The transition builders (lib/rdma/qpattr.c) that a real setup and the quirks
- * probes share.  Every expected value below is SPEC §5's table (with the
- * default configuration, SPEC §8), written out here, never read back from
- * the builders.
+ * probes share.  Every expected value below is Mooncake's
+ * (RdmaEndPoint::doSetupConnection with config.h's defaults), written out
+ * here, never read back from the builders.
  */
 #include <string.h>
 
@@ -163,7 +163,7 @@ START_TEST(qpattr_rtr_carries_peer_gid)
 }
 END_TEST
 
-/* MC_* settings reach the attributes they name (SPEC §5, §8). */
+/* MC_* settings reach the attributes they name. */
 START_TEST(qpattr_config_reaches_attributes)
 {
 	struct qphs_config c;

@@ -634,6 +634,45 @@ START_TEST(wire_eof_between_frames_is_clean)
 }
 END_TEST
 
+/* qphs_hex_decode: text, flags, room, then the expected code, bytes and
+ * (on an error) the offset it names. */
+static const struct {
+	const char *text;
+	unsigned flags;
+	size_t cap;
+	int rc;
+	const char *bytes;
+	size_t nbytes, bad_at;
+} hex_rows[] = {
+	{"", 0, 16, 0, "", 0, 0},
+	{"0a0B ff", 0, 16, 0, "\x0a\x0b\xff", 3, 0},
+	{" 08 00\t00\r\n00\n", 0, 16, 0, "\x08\0\0\0", 4, 0},
+	{"# a comment\n01 # and another\n02", QPHS_HEX_COMMENTS, 16, 0, "\x01\x02", 2, 0},
+	{"# a comment\n01", 0, 16, QPHS_ERR_INVALID_ARGUMENT, "", 0, 0},
+	{"0 8", 0, 16, QPHS_ERR_INVALID_ARGUMENT, "", 0, 1},
+	{"0a0", 0, 16, QPHS_ERR_INVALID_ARGUMENT, "\x0a", 1, 3},
+	{"0a zz", 0, 16, QPHS_ERR_INVALID_ARGUMENT, "\x0a", 1, 3},
+	{"0x0a", 0, 16, QPHS_ERR_INVALID_ARGUMENT, "", 0, 1},
+	{"010203", 0, 2, QPHS_ERR_FRAME_TOO_LONG, "\x01\x02", 2, 4},
+};
+
+START_TEST(wire_hex_decode_table)
+{
+	uint8_t out[16];
+	size_t n = 99, bad = 99;
+	int rc = qphs_hex_decode(hex_rows[_i].text, strlen(hex_rows[_i].text), hex_rows[_i].flags,
+				 out, hex_rows[_i].cap, &n, &bad);
+
+	ck_assert_int_eq(rc, hex_rows[_i].rc);
+	ck_assert_uint_eq(n, hex_rows[_i].nbytes);
+	ck_assert_mem_eq(out, hex_rows[_i].bytes, n);
+	if (rc)
+		ck_assert_uint_eq(bad, hex_rows[_i].bad_at);
+	else
+		ck_assert_uint_eq(bad, 99); /* untouched on success */
+}
+END_TEST
+
 Suite *suite_wire(void)
 {
 	Suite *s = suite_create("wire");
@@ -662,5 +701,8 @@ Suite *suite_wire(void)
 	tcase_add_test(tc, wire_encode_rejects_what_cannot_be_framed);
 	tcase_add_test(tc, wire_encode_decode_round_trip);
 	tcase_add_test(tc, wire_eof_between_frames_is_clean);
+	tc = unit_tcase(s, "hex", 5);
+	tcase_add_loop_test(tc, wire_hex_decode_table, 0,
+			    (int)(sizeof(hex_rows) / sizeof(hex_rows[0])));
 	return s;
 }

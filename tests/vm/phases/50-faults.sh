@@ -2,11 +2,11 @@
 # shellcheck shell=bash disable=SC2154 # sourced by in-vm.sh after netns/lib.sh and tests/vm/lib.sh
 # Every fault hook cuts the RoCE path (ibv_rc_pingpong) and the TCP path
 # (a socket bound to the host's lab address) the same way in both modes.
+require_cmd ibv_rc_pingpong ibv_devinfo ss timeout tc perl
 picked=$("$QPLAB_ROOT/netns/probe")
 picked=${picked##*mode: }
 modes=("$picked")
 [ "$picked" = shared ] || modes+=(shared)
-F="$QPLAB_ROOT/netns/topo fault --name flt"
 check() { # label expected-roce expected-tcp
 	local r=ok t=ok
 	# A path expected to be cut gets a short deadline (rxe gives up after
@@ -18,6 +18,7 @@ check() { # label expected-roce expected-tcp
 }
 for m in "${modes[@]}"; do
 	topo_up flt --hosts a,b --mode "$m"
+	F="$TOPO fault --name $T_NAME"
 	check baseline ok ok
 	$F link a down; check link-down cut cut
 	$F link a up; wait_until 5 sh -c "${H_EXEC[0]} rdma link show ${H_RXE[0]}/1 | grep -q ACTIVE" || true
@@ -37,5 +38,5 @@ for m in "${modes[@]}"; do
 	! rdma link show "${H_RXE[0]}/1" >/dev/null 2>&1 || fail "$m: del-rxe left ${H_RXE[0]}"
 	tcp b a || fail "$m: del-rxe cut TCP"
 	note "$m: del-rxe removed ${H_RXE[0]}, TCP still passes"
-	topo_down flt
+	topo_down
 done

@@ -12,7 +12,7 @@ export QPLAB_RDMA_DEVS="${H_RXE[0]},${H_RXE[1]}"
 export QPLAB_RDMA_ADDRS="${H_ADDR4[0]},${H_ADDR4[1]}"
 export QPLAB_RDMA_NETDEVS="${H_IF[0]},${H_IF[1]}"
 # The events suite takes host b's link down and up with `topo fault`.
-export QPLAB_RDMA_TOPO="$TOPO" QPLAB_RDMA_TOPO_NAME=rdma
+export QPLAB_RDMA_TOPO="$TOPO" QPLAB_RDMA_TOPO_NAME=$T_NAME
 # The set: QPLAB_VM_SET when the driver exports it, else in-vm.sh's --set.
 set_name=${QPLAB_VM_SET:-}
 if [ -z "$set_name" ]; then
@@ -26,5 +26,5 @@ smoke=0
 note "rdma suite: $set_name set"
 rc=0
 (cd "$QPLAB_ROOT" && QPLAB_RDMA_SMOKE=$smoke "$build/tests/rdma") || rc=$?
-topo_down rdma
+topo_down
 [ $rc = 0 ] || fail "rdma suite failed (rc $rc)"

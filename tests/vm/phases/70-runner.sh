@@ -4,9 +4,12 @@
 # passes and a wrong expectation fails with expected/observed per host;
 # syntax error, unknown key and duplicate key are refused with file:line
 # (exit 2); SIGINT in the middle of a scenario leaves no namespace, veth,
-# rxe device, rule or agent process; then the catalogue's smoke slice and
+# rxe device, rule or agent process; SIGKILL there leaves what `topo down
+# --all` removes from the undo registry (one undo made to fail: exit 1,
+# logged, nothing left); then the catalogue's smoke slice and
 # the step self-tests (tests/lab/steps-*.json: every step kind has its
 # effect) in one run, which must pass.  Outputs under build/check-lab/.
+require_cmd python3
 build=${QPLAB_BUILD:-$QPLAB_ROOT/build}
 Q=$build/qplab
 OUT=$build/check-lab
@@ -50,6 +53,48 @@ for f in results.json junit.xml; do [ -s "$OUT/run/$f" ] || fail "no $OUT/run/$f
 left=$(lab_leftovers)
 [ -z "$left" ] || fail "left over after SIGINT: $left"
 note "run with SIGINT in scenario 3: $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms, nothing left"
+
+# 2b. A crash between up and down, and a failing undo: the runner killed
+# with SIGKILL inside a scenario (after its connect, its agents running)
+# tears nothing down. Its agents exit when their stdin, the runner's pipe,
+# closes; what it built is in its topology's undo registry. Host a's rxe
+# device is then renamed behind topo's back, so that one registered undo
+# fails: `topo down --all` removes everything else from the registry alone,
+# exits 1 naming the failure log, which has that command and its error and
+# nothing more, and nothing of the lab is left (the renamed device goes
+# with its link).
+mkdir -p "$OUT/zz-crash"
+cp "$LAB/interrupt.json" "$OUT/zz-crash/interrupt.json"
+t0=${EPOCHREALTIME/[.,]/}
+run_bg "$OUT/crash" "$OUT/zz-crash/interrupt.json"
+run_wait_connects "$OUT/crash" 1 90
+kill -KILL "$RUN_PID"
+wait "$RUN_PID" || true
+agents_gone() { ! pgrep -f 'qplab agent' >/dev/null; }
+wait_until 30 agents_gone || fail "agents survive their killed runner: $(pgrep -af 'qplab agent')"
+regs=("$QPLAB_STATE_DIR"/*.undo)
+if [ ${#regs[@]} != 1 ] || [ ! -e "${regs[0]}" ]; then fail "the killed run left not one undo registry: ${regs[*]}"; fi
+name=${regs[0]##*/} name=${name%.undo}
+rxe=$QPLAB_PREFIX$name-a moved=moved$$
+rdma dev set "$rxe" name "$moved" || fail "cannot rename $rxe (the killed run's host a)"
+log=$QPLAB_STATE_DIR/undo-failures.log before=0
+[ ! -e "$log" ] || before=$(wc -l <"$log")
+rc=0
+"$TOPO" down --all 2>"$OUT/crash.down" || rc=$?
+sed 's/^/  /' "$OUT/crash.down"
+[ $rc = 1 ] || fail "down --all after the runner was killed, one undo failing: exit $rc, want 1"
+grep -qF "1 undo command(s) failed (registry $name.undo); each, with its error, is in $log" "$OUT/crash.down" ||
+	fail "down --all did not name the failure log"
+! grep -q 'left over\|look like the lab' "$OUT/crash.down" || fail "down --all found more wrong than the failing undo"
+new=$(tail -n +$((before + 1)) "$log")
+if [ "$(wc -l <<<"$new")" != 1 ] || ! grep -q " $name: undo failed: .*rdma link del $rxe: .*$rxe" <<<"$new"; then
+	fail "the failure log does not hold exactly the failed undo: $new"
+fi
+moved_gone() { [ ! -e "/sys/class/infiniband/$moved" ]; }
+wait_until 10 moved_gone || { rdma link del "$moved" || true; fail "the renamed $moved survived its link"; }
+left=$(lab_leftovers)
+[ -z "$left" ] || fail "left over after the runner was killed and down --all: $left"
+note "runner killed (SIGKILL) in a scenario, one undo made to fail, then down --all: $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms, exit 1, logged: ${new#* * }, nothing left"
 
 # 3. The catalogue's `smoke` slice and the step self-tests, one run (one
 # topology: the steps-* files share the smoke scenarios' two hosts; the

@@ -10,6 +10,7 @@
 # interrupted scenarios are reported.  Last, a worker killed with SIGKILL:
 # its scenario is an error, the run ends, nothing is left.  Outputs under
 # build/check-lab/jobs/.
+require_cmd python3
 build=${QPLAB_BUILD:-$QPLAB_ROOT/build}
 Q=$build/qplab
 OUT=$build/check-lab/jobs
@@ -100,13 +101,13 @@ note "--jobs 2, SIGINT in two scenarios: $(( (${EPOCHREALTIME/[.,]/} - t0) / 100
 t0=${EPOCHREALTIME/[.,]/}
 run_bg "$OUT/kill" "$OUT/zz1/interrupt.json" "$LAB/healthy.json" scenarios/basic/connect-1qp.json --jobs 2
 pid=$RUN_PID
-last_one() { run_connects "$OUT/kill" 3 && [ "$(pgrep -c -P $pid)" = 1 ]; }
-wait_until 180 last_one || { kill -INT $pid; wait $pid; fail "never one worker left in zz1/interrupt: $(tail -n 5 "$OUT/kill.err")"; }
-victim=$(pgrep -P $pid)
+last_one() { run_connects "$OUT/kill" 3 && [ "$(pgrep -c -P "$pid")" = 1 ]; }
+wait_until 180 last_one || { kill -INT "$pid"; wait "$pid"; fail "never one worker left in zz1/interrupt: $(tail -n 5 "$OUT/kill.err")"; }
+victim=$(pgrep -P "$pid")
 kill -KILL "$victim"
 rc=0
-wait_until 60 sh -c "! kill -0 $pid 2>/dev/null" || { kill -INT $pid; fail "the run did not end after its worker died"; }
-wait $pid || rc=$?
+wait_until 60 sh -c "! kill -0 $pid 2>/dev/null" || { kill -INT "$pid"; fail "the run did not end after its worker died"; }
+wait "$pid" || rc=$?
 sed 's/^/  /' "$OUT/kill.tap"
 [ $rc = 1 ] || fail "worker killed: exit $rc, want 1"
 grep -A1 '^not ok [0-9]* - zz1/interrupt$' "$OUT/kill.tap" | grep -q '# error: job [01] died (signal 9) while running this scenario' ||
