@@ -1,8 +1,11 @@
 /* The Mooncake adapter's side of the agent protocol: requests, replies,
  * --config, the ready line, the report, the adapter's state (proto.h). */
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/jread.h"
 #include "proto.h"
 
 static const struct {
@@ -37,59 +40,37 @@ json_object *mca_unsupported(json_object *id, const char *op, const char *reason
 	return o;
 }
 
-/* Typed optional members: 1 present, 0 absent, -1 wrong type (err set). */
-static int member(json_object *o, const char *key, json_type t, json_object **v, char *err,
-		  size_t errlen)
-{
-	if (!json_object_object_get_ex(o, key, v) || json_object_is_type(*v, json_type_null))
-		return 0;
-	if (json_object_is_type(*v, t))
-		return 1;
-	snprintf(err, errlen, "request: \"%s\" has the wrong JSON type", key);
-	return -1;
-}
-
+/* The request's optional members through the harness's strict reader
+ * (cli/jread.h): a wrong JSON type or a number out of range is an error
+ * naming the key; absent or null leaves the member NULL or -1. */
 static int fields(struct mca_request *r, char *err, size_t errlen)
 {
-	static const struct {
-		const char *key;
-		json_type t;
-	} keys[] = {{"peer", json_type_string},  {"address", json_type_string},
-		    {"kind", json_type_string},  {"hex", json_type_string},
-		    {"at_realtime_ns", json_type_int}, {"deadline_ms", json_type_int},
-		    {"bytes", json_type_int},    {"read_only", json_type_boolean}};
-	json_object *v[8];
+	struct jread jr = {.what = "request", .err = err, .errlen = errlen};
+	int64_t at = -1;
+	int deadline = -1;
+	long bytes = -1;
+	bool ro = false;
 
-	for (int i = 0; i < 8; i++) {
-		int k = member(r->body, keys[i].key, keys[i].t, &v[i], err, errlen);
-
-		if (k < 0)
-			return -1;
-		if (k == 0)
-			v[i] = NULL;
-	}
-	r->peer = v[0] ? json_object_get_string(v[0]) : NULL;
-	r->address = v[1] ? json_object_get_string(v[1]) : NULL;
-	r->kind = v[2] ? json_object_get_string(v[2]) : NULL;
-	r->hex = v[3] ? json_object_get_string(v[3]) : NULL;
-	r->at_realtime_ns = v[4] ? json_object_get_int64(v[4]) : -1;
-	r->deadline_ms = v[5] ? (int)json_object_get_int64(v[5]) : -1;
-	r->bytes = v[6] ? (long)json_object_get_int64(v[6]) : -1;
-	r->read_only = v[7] && json_object_get_boolean(v[7]);
-	if (r->deadline_ms == 0 || r->deadline_ms < -1) {
-		snprintf(err, errlen, "request: \"deadline_ms\" must be positive");
-		return -1;
-	}
-	return 0;
+	jread_str(&jr, r->body, "peer", &r->peer);
+	jread_str(&jr, r->body, "address", &r->address);
+	jread_str(&jr, r->body, "kind", &r->kind);
+	jread_str(&jr, r->body, "hex", &r->hex);
+	jread_int64(&jr, r->body, "at_realtime_ns", 0, INT64_MAX, &at);
+	jread_int(&jr, r->body, "deadline_ms", 1, INT_MAX, &deadline);
+	jread_long(&jr, r->body, "bytes", 1, LONG_MAX, &bytes);
+	jread_bool(&jr, r->body, "read_only", &ro);
+	r->at_realtime_ns = at;
+	r->deadline_ms = deadline;
+	r->bytes = bytes;
+	r->read_only = ro;
+	return jr.errors ? -1 : 0;
 }
 
 int mca_request_parse(const char *line, size_t len, unsigned long lineno, struct mca_request *r,
 		      json_object **error_reply)
 {
-	struct json_tokener *tok;
 	json_object *v, *op;
 	char err[200];
-	int bad;
 
 	memset(r, 0, sizeof(*r));
 	*error_reply = NULL;
@@ -98,16 +79,7 @@ int mca_request_parse(const char *line, size_t len, unsigned long lineno, struct
 		*error_reply = mca_reply(NULL, NULL, false, "ERR_INVALID_ARGUMENT", err);
 		return -1;
 	}
-	tok = json_tokener_new();
-	if (tok) {
-		json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-		r->body = json_tokener_parse_ex(tok, line, (int)len);
-		bad = json_tokener_get_error(tok) != json_tokener_success;
-		json_tokener_free(tok);
-	} else {
-		bad = 1;
-	}
-	if (bad || !r->body || !json_object_is_type(r->body, json_type_object)) {
+	if (jread_parse_object(&(struct jread){0}, line, len, &r->body) != JREAD_OK) {
 		snprintf(err, sizeof(err), "line %lu: not a JSON object", lineno);
 		*error_reply = mca_reply(NULL, NULL, false, "ERR_MALFORMED_JSON", err);
 		mca_request_free(r);
@@ -153,12 +125,11 @@ void mca_request_free(struct mca_request *r)
 
 int mca_config_check(const char *json, char *err, size_t errlen)
 {
-	json_object *o = json_tokener_parse(json), *v;
+	json_object *o = NULL, *v;
 	int rc = 0;
 
-	if (!o || !json_object_is_type(o, json_type_object)) {
+	if (jread_parse_object(&(struct jread){0}, json, strlen(json), &o) != JREAD_OK) {
 		snprintf(err, errlen, "--config: not a JSON object");
-		json_object_put(o);
 		return -1;
 	}
 	json_object_object_foreach(o, key, val) {

@@ -1,36 +1,41 @@
 /* Readings of JSON the adapter does not write: the kernel's QP list
  * (`rdma -j resource show qp`, iproute2) and Mooncake's showLinks; and the
  * data path's pure helpers (proto.h). */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/jread.h"
 #include "proto.h"
 
+/* o[key] as a string or an integer; absent, null or of another type:
+ * NULL or -1 (the kernel's and Mooncake's JSON, read through the strict
+ * reader, cli/jread.h; a member of another type is what an unknown
+ * version prints, not ours to refuse). */
 static const char *str_of(json_object *o, const char *key)
 {
-	json_object *v;
+	const char *v = NULL;
 
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
-		       ? json_object_get_string(v)
-		       : NULL;
+	jread_str(&(struct jread){0}, o, key, &v);
+	return v;
 }
 
 static int64_t int_of(json_object *o, const char *key)
 {
-	json_object *v;
+	int64_t v = -1;
 
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_int)
-		       ? json_object_get_int64(v)
-		       : -1;
+	jread_int64(&(struct jread){0}, o, key, INT64_MIN, INT64_MAX, &v);
+	return v;
 }
 
 int mca_qps_parse(const char *json, const char *dev, struct mca_qp *out, int max, char *err,
 		  size_t errlen)
 {
-	json_object *a = json_tokener_parse(json);
+	json_object *a = NULL;
 	int n = 0;
 
-	if (!a || !json_object_is_type(a, json_type_array)) {
+	if (jread_parse(&(struct jread){0}, json, strlen(json), &a) != JREAD_OK ||
+	    !json_object_is_type(a, json_type_array)) {
 		snprintf(err, errlen, "rdma resource show qp: not a JSON array");
 		json_object_put(a);
 		return -1;
@@ -55,11 +60,11 @@ int mca_qps_parse(const char *json, const char *dev, struct mca_qp *out, int max
 
 int mca_links_gid(const char *json, const char *dev, int *gid_index, char *gid, size_t gidlen)
 {
-	json_object *o = json_tokener_parse(json), *nics;
+	json_object *o = NULL, *nics;
 	int rc = -1;
 
-	if (o && json_object_object_get_ex(o, "local_nics", &nics) &&
-	    json_object_is_type(nics, json_type_array)) {
+	if (jread_parse_object(&(struct jread){0}, json, strlen(json), &o) == JREAD_OK &&
+	    jread_array(&(struct jread){0}, o, "local_nics", &nics) == JREAD_OK) {
 		for (size_t i = 0; i < json_object_array_length(nics); i++) {
 			json_object *n = json_object_array_get_idx(nics, i);
 			const char *name = str_of(n, "device"), *g = str_of(n, "gid");

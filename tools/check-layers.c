@@ -72,7 +72,7 @@ static const struct layer layers[] = {
 	{"harness/quirks", "-Ilib/include -Iharness", "harness/cli lib/include"},
 	{"harness/run", "-Ilib/include -Iharness",
 	 "harness/report harness/scenario harness/cli lib/include"},
-	{"mooncake", "-Ilib/include -Iharness -Imooncake", "harness/hs lib/include"},
+	{"mooncake", "-Ilib/include -Iharness -Imooncake", "harness/hs harness/cli lib/include"},
 	{"bench", "-Ilib/include", "lib/include"},
 	{"fuzz", "-Ilib/include -Ilib -Iharness",
 	 "lib/codec lib/base lib/include harness/scenario"},

@@ -58,10 +58,20 @@ static const struct {
 		"\"ok\":false,\"code\":\"ERR_INVALID_ARGUMENT\",\"error\":\"unknown op \\\"teleport\\\"\"}"},
 	{"{\"v\":1,\"id\":4,\"op\":\"connect\",\"peer\":7}", "{\"v\":1,\"type\":\"reply\",\"id\":4,"
 		"\"op\":\"connect\",\"ok\":false,\"code\":\"ERR_INVALID_ARGUMENT\","
-		"\"error\":\"request: \\\"peer\\\" has the wrong JSON type\"}"},
+		"\"error\":\"request: \\\"peer\\\" must be a string, not an integer\"}"},
 	{"{\"v\":1,\"id\":4,\"op\":\"probe\",\"deadline_ms\":0}", "{\"v\":1,\"type\":\"reply\",\"id\":4,"
 		"\"op\":\"probe\",\"ok\":false,\"code\":\"ERR_INVALID_ARGUMENT\","
-		"\"error\":\"request: \\\"deadline_ms\\\" must be positive\"}"},
+		"\"error\":\"request: \\\"deadline_ms\\\" must be in 1..2147483647\"}"},
+	/* json-c's own getters would take 1.5 as 1 and "4096" as 4096. */
+	{"{\"v\":1,\"id\":4,\"op\":\"probe\",\"deadline_ms\":1.5}", "{\"v\":1,\"type\":\"reply\",\"id\":4,"
+		"\"op\":\"probe\",\"ok\":false,\"code\":\"ERR_INVALID_ARGUMENT\","
+		"\"error\":\"request: \\\"deadline_ms\\\" must be an integer, not a number\"}"},
+	{"{\"v\":1,\"id\":4,\"op\":\"datapath\",\"bytes\":\"4096\"}", "{\"v\":1,\"type\":\"reply\",\"id\":4,"
+		"\"op\":\"datapath\",\"ok\":false,\"code\":\"ERR_INVALID_ARGUMENT\","
+		"\"error\":\"request: \\\"bytes\\\" must be an integer, not a string\"}"},
+	/* Invalid UTF-8 in a string: the strict reader refuses the line. */
+	{"{\"v\":1,\"id\":4,\"op\":\"connect\",\"peer\":\"\xff\"}", "{\"v\":1,\"type\":\"reply\",\"id\":null,\"op\":null,\"ok\":false,"
+		"\"code\":\"ERR_MALFORMED_JSON\",\"error\":\"line 7: not a JSON object\"}"},
 };
 
 START_TEST(mca_bad_requests_get_the_protocols_error_replies)
