@@ -91,25 +91,12 @@ START_TEST(impl_log_assertion_matches_the_joined_lines)
 }
 END_TEST
 
-static int parse_args(const char *line, struct qplab_run_opts *o, char *err, size_t errlen)
-{
-	static char buf[512];
-	static char *argv[32];
-	int argc = 0;
-
-	snprintf(buf, sizeof(buf), "run %s", line);
-	for (char *t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " "))
-		argv[argc++] = t;
-	argv[argc] = NULL;
-	return qplab_run_parse_args(argc, argv, o, err, errlen);
-}
-
 START_TEST(impl_run_flags)
 {
 	struct qplab_run_opts o;
 	char err[256];
 
-	ck_assert_int_eq(parse_args("--impl b=mooncake --impl=a=mooncake-compat --placements "
+	ck_assert_int_eq(plan_test_run_args("--impl b=mooncake --impl=a=mooncake-compat --placements "
 				    "--mooncake-agent /x/agent", &o, err, sizeof(err)), 0);
 	ck_assert_uint_eq(o.nimpls, 2);
 	ck_assert_str_eq(o.impls[0].host, "b");
@@ -118,11 +105,11 @@ START_TEST(impl_run_flags)
 	ck_assert_str_eq(o.impls[1].name, "mooncake-compat");
 	ck_assert(o.placements);
 	ck_assert_str_eq(o.mooncake_agent, "/x/agent");
-	ck_assert_int_ne(parse_args("--impl b", &o, err, sizeof(err)), 0);
+	ck_assert_int_ne(plan_test_run_args("--impl b", &o, err, sizeof(err)), 0);
 	ck_assert_str_eq(err, "--impl 'b': HOST=NAME, NAME one of qplab, mooncake-compat, mooncake");
-	ck_assert_int_ne(parse_args("--impl b=moon", &o, err, sizeof(err)), 0);
-	ck_assert_int_ne(parse_args("--impl =mooncake", &o, err, sizeof(err)), 0);
-	ck_assert_int_ne(parse_args("--mooncake-agent=", &o, err, sizeof(err)), 0);
+	ck_assert_int_ne(plan_test_run_args("--impl b=moon", &o, err, sizeof(err)), 0);
+	ck_assert_int_ne(plan_test_run_args("--impl =mooncake", &o, err, sizeof(err)), 0);
+	ck_assert_int_ne(plan_test_run_args("--mooncake-agent=", &o, err, sizeof(err)), 0);
 }
 END_TEST
 
@@ -143,7 +130,7 @@ static int load(const char *dir, const char *args, struct qplab_catalogue *cat, 
 	const char *paths[1] = {dir};
 	char err[256];
 
-	ck_assert_int_eq(parse_args(args, &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(plan_test_run_args(args, &o, err, sizeof(err)), 0);
 	ck_assert_int_eq(qplab_catalogue_load(paths, 1, NULL, 0, cat, errs), 0);
 	return qplab_catalogue_impls(cat, &o, errs);
 }
