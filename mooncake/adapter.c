@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "adapter.h"
+#include "cli/cli.h"
 #include "qphs/addr.h"
 #include "qphs/config.h"
 
@@ -174,6 +175,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_signal};
 	const char *config = NULL;
 	char err[700], code[48];
+	double mult;
 	int rc;
 
 	memset(&h, 0, sizeof(h));
@@ -186,6 +188,11 @@ int main(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	if (config && mca_config_check(config, err, sizeof(err)))
 		return fatal("ERR_INVALID_ARGUMENT", err);
+	/* Mooncake's log line of a failure reaches our pipe a little after
+	 * the call returned, later on a loaded machine (TCG) than here. */
+	if (qplab_time_multiplier(&mult, err, sizeof(err)))
+		return fatal("ERR_CONFIG_RANGE", err);
+	h.log_grace_ms = (int)qplab_scaled_ms(300, mult);
 	if (environment(&h, argv))
 		return fatal("ERR_CONTEXT", "cannot run itself again with MC_MIN_RPC_PORT and MC_MAX_RPC_PORT set");
 	if (logtee_start())

@@ -82,7 +82,7 @@ static void failure(struct job *j, int fallback, const char *fmt, const char *ar
 	const char *where = NULL;
 	int code;
 
-	code = first_failure_within(j->mark, MCA_SIDE_CLIENT, 300, j->text, sizeof(j->text), j->wc,
+	code = first_failure_within(j->mark, MCA_SIDE_CLIENT, j->h->log_grace_ms, j->text, sizeof(j->text), j->wc,
 				    sizeof(j->wc), &where);
 	if (code) {
 		j->code = code;
@@ -481,7 +481,7 @@ static json_object *op_raw_frame(struct mc_host *h, struct mca_request *r)
 	close(fd);
 	free(bytes);
 	if (!strcmp(addr, h->listen))
-		code = first_failure_within(mark, MCA_SIDE_DAEMON, 300, text, sizeof(text), NULL, 0, &where);
+		code = first_failure_within(mark, MCA_SIDE_DAEMON, h->log_grace_ms, text, sizeof(text), NULL, 0, &where);
 	alive = qplab_raw_probe(&h->cfg, addr, ms);
 	mca_state_last(&h->st, code ? qphs_errname(code) : "OK", text, where);
 	o = mca_reply(r->id, "raw_frame", true, h->st.last_code, text);
