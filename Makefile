@@ -49,6 +49,9 @@ REAL_LDFLAGS := $(SAN_LDFLAGS) $(LDFLAGS)
 
 LIB_SRC    := $(sort $(wildcard lib/*/*.c))
 HARNESS_SRC := $(sort $(wildcard harness/*/*.c))
+# The Mooncake adapter's pure part (mooncake/proto*.c): in the unit tests
+# always; the rest of mooncake/ is built only against a Mooncake build.
+MCPROTO_SRC := $(sort $(wildcard mooncake/proto*.c))
 UNIT_SRC   := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c))
 RDMA_SRC   := $(sort $(wildcard tests/rdma/*.c))
 FUZZ_SRC   := $(sort $(wildcard fuzz/*.c))
@@ -57,6 +60,7 @@ BENCH_SRC  := $(sort $(wildcard bench/*.c))
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 HARNESS_OBJ := $(HARNESS_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_OBJ    := $(UNIT_SRC:%.c=$(BUILD)/obj/%.o)
+MCPROTO_OBJ := $(MCPROTO_SRC:%.c=$(BUILD)/obj/%.o)
 RDMA_OBJ    := $(RDMA_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_SUITES := $(patsubst test_%.c,%,$(filter test_%.c,$(notdir $(UNIT_SRC))))
 RDMA_SUITES := $(patsubst tests/rdma/test_%.c,%,$(filter tests/rdma/test_%.c,$(RDMA_SRC)))
@@ -67,7 +71,7 @@ QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
 
-.PHONY: hostile all unit check-layers lint-shell compat mooncake-diff wire-test ci-validate browser-test vmtest check sanitize tsan valgrind fuzz fuzz-long bench lab quirks install uninstall clean deps-check help
+.PHONY: hostile all unit check-layers lint-shell compat mooncake-diff mooncake-agent mooncake-check lab-mooncake wire-test ci-validate browser-test vmtest check sanitize tsan valgrind fuzz fuzz-long bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -83,6 +87,8 @@ help:
 	@echo "make vmtest     the tests that need rdma_rxe, in the lab VM (one boot per kernel)"
 	@echo "make compat     the message bodies against Mooncake's JSON library"
 	@echo "make mooncake-diff MOONCAKE_BUILD=DIR  our segment descriptor through Mooncake's own decoder (else SKIP)"
+	@echo "make mooncake-agent MOONCAKE_BUILD=DIR  $(BUILD)/mooncake/qplab-mooncake-agent: a real Mooncake as a lab host"
+	@echo "make lab-mooncake MOONCAKE_BUILD=DIR  the interop slice once per placement (else SKIP; part of make lab)"
 	@echo "make ci-validate  the Vagrantfile and .github/workflows through vagrant validate and action-validator"
 	@echo "make wire-test  the Wireshark dissector through tshark: golden frames, bad frames, loopback captures"
 	@echo "make browser-test  report.html of 100 scenarios on 3 kernels in headless Chromium: DOM checks, a screenshot"
@@ -126,6 +132,10 @@ $(BUILD)/obj/lib/%.o: lib/%.c
 $(BUILD)/obj/harness/%.o: harness/%.c | $(LAB_CONF_H)
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(HARNESS_INC) -c $< -o $@
+MOONCAKE_INC := -Ilib/include -Iharness -Imooncake
+$(BUILD)/obj/mooncake/%.o: mooncake/%.c
+	@mkdir -p $(@D)
+	$(CC) $(REAL_CFLAGS) $(MOONCAKE_INC) -c $< -o $@
 
 $(STATIC_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -158,6 +168,9 @@ $(BUILD)/obj/tests/unit/lib/%.o: tests/unit/lib/%.c $(BUILD)/gen/unit_suites.h
 $(BUILD)/obj/tests/unit/lab/%.o: tests/unit/lab/%.c $(BUILD)/gen/unit_suites.h | $(LAB_CONF_H)
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) $(HARNESS_INC) -Itests/unit -Itests/unit/lab $(CHECK_CFLAGS) -c $< -o $@
+$(BUILD)/obj/tests/unit/mooncake/%.o: tests/unit/mooncake/%.c $(BUILD)/gen/unit_suites.h
+	@mkdir -p $(@D)
+	$(CC) $(REAL_CFLAGS) -Ilib/include -Imooncake -I$(BUILD)/gen -Itests/unit $(CHECK_CFLAGS) -c $< -o $@
 $(BUILD)/obj/tests/unit/%.o: tests/unit/%.c $(BUILD)/gen/unit_suites.h
 	@mkdir -p $(@D)
 	$(CC) $(REAL_CFLAGS) -Ilib/include -I$(BUILD)/gen -Itests/unit $(CHECK_CFLAGS) -c $< -o $@
@@ -166,9 +179,9 @@ $(BUILD)/obj/tests/rdma/%.o: tests/rdma/%.c $(BUILD)/gen/rdma_suites.h | $(LAB_C
 	$(CC) $(REAL_CFLAGS) $(LIB_INC) -I$(BUILD)/gen -Itests/unit -Itests/rdma $(CHECK_CFLAGS) -c $< -o $@
 
 HARNESS_LIBOBJ := $(filter-out $(BUILD)/obj/harness/cli/main.o,$(HARNESS_OBJ))
-$(BUILD)/tests/unit: $(UNIT_OBJ) $(HARNESS_LIBOBJ) $(STATIC_LIB)
+$(BUILD)/tests/unit: $(UNIT_OBJ) $(HARNESS_LIBOBJ) $(MCPROTO_OBJ) $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(REAL_LDFLAGS) -o $@ $(UNIT_OBJ) $(HARNESS_LIBOBJ) $(LIBS_ALL) $(CHECK_LIBS)
+	$(CC) $(REAL_LDFLAGS) -o $@ $(UNIT_OBJ) $(HARNESS_LIBOBJ) $(MCPROTO_OBJ) $(LIBS_ALL) $(CHECK_LIBS)
 # The rdma runner shares the deadline and error-hit helpers of the unit runner.
 $(BUILD)/tests/rdma: $(RDMA_OBJ) $(BUILD)/obj/tests/unit/unit_common.o $(STATIC_LIB)
 	@mkdir -p $(@D)
@@ -202,6 +215,7 @@ check: deps-check
 	$(MAKE) unit
 	$(MAKE) hostile
 	$(MAKE) compat
+	$(MAKE) mooncake-check
 	$(MAKE) wire-test
 	$(MAKE) ci-validate
 	$(MAKE) browser-test
@@ -230,6 +244,25 @@ compat: deps-check $(STATIC_LIB)
 MOONCAKE_BUILD ?=
 mooncake-diff: all
 	QPLAB_BUILD=$(abspath $(BUILD)) tests/mooncake/segment-diff.sh $(MOONCAKE_BUILD)
+
+# qplab-mooncake-agent (mooncake/): a real Mooncake Transfer Engine as a lab
+# host, built against MOONCAKE_BUILD by scripts/mooncake-agent.sh; make
+# check builds it when MOONCAKE_BUILD is given, make lab runs the interop
+# slice with it (lab-mooncake), each a SKIP with the reason without one.
+MOONCAKE_AGENT := $(BUILD)/mooncake/qplab-mooncake-agent
+mooncake-agent: all
+	BUILD=$(BUILD) CC="$(CC)" scripts/mooncake-agent.sh $(MOONCAKE_BUILD)
+mooncake-check:
+	@if [ -n "$(MOONCAKE_BUILD)" ]; then $(MAKE) mooncake-agent; \
+	else echo "ok - mooncake-agent # SKIP no Mooncake build (make check MOONCAKE_BUILD=DIR builds the adapter; README, \"Building Mooncake for the lab\")"; fi
+# The interop slice (scenarios tagged interop), once per placement each
+# lists; results in $(BUILD)/lab-mooncake/.
+lab-mooncake:
+	@if [ -z "$(MOONCAKE_BUILD)" ]; then \
+	  echo "# interop slice: SKIP no Mooncake build (make lab MOONCAKE_BUILD=DIR: README, \"Mooncake hosts\")"; \
+	else $(MAKE) mooncake-agent && \
+	  $(QPLAB) run scenarios --tag interop --placements --mooncake-agent $(MOONCAKE_AGENT) \
+	    $(foreach k,$(KERNELS),--kernel $(k)) --out $(BUILD)/lab-mooncake $(LAB_ARGS); fi
 
 # The Wireshark dissector (wireshark/mooncake.lua) through tshark, against
 # qplab hs decode: synthetic captures built by tests/wire/pcapgen, and
@@ -340,6 +373,7 @@ bench: deps-check all $(BENCH_BINS)
 # kernel); TAP on stdout, results.json, junit.xml and report.html in build/lab/.
 lab: deps-check all
 	$(QPLAB) run scenarios $(foreach k,$(KERNELS),--kernel $(k)) --out $(BUILD)/lab $(LAB_ARGS)
+	$(MAKE) lab-mooncake
 
 $(BUILD)/qphs.pc: Makefile
 	@mkdir -p $(@D)

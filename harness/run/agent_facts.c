@@ -5,6 +5,7 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent_msg.h"
@@ -115,6 +116,34 @@ static void device_qps(struct dec *d, json_object *body, struct qplab_facts *f)
 			word(d, q, "state", f->qp_states[i], QPLAB_QP_STATE_LEN);
 }
 
+/* "log": the host's lines since its previous report, one per line. */
+static void log_lines(struct dec *d, json_object *body, struct qplab_facts *f)
+{
+	json_object *a;
+	size_t len = 0, n = 0, count;
+	const char *l;
+	char *all;
+
+	if (jread_array(&d->r, body, "log", &a) != JREAD_OK)
+		return;
+	count = json_object_array_length(a);
+	for (size_t i = 0; i < count; i++) {
+		if (jread_elem_str(&d->r, a, "log", i, &l) != JREAD_OK)
+			return;
+		len += strlen(l) + 1;
+	}
+	all = calloc(1, len + 1);
+	if (!all) {
+		d->rc = QPHS_ERR_MEMORY;
+		return;
+	}
+	for (size_t i = 0; i < count; i++)
+		if (jread_elem_str(&d->r, a, "log", i, &l) == JREAD_OK)
+			n += (size_t)sprintf(all + n, "%s%s", i ? "\n" : "", l);
+	free(f->log);
+	f->log = all;
+}
+
 static void report(struct dec *d, json_object *body, const char *peer, struct qplab_facts *f)
 {
 	json_object *eps, *ep, *last;
@@ -137,6 +166,7 @@ static void report(struct dec *d, json_object *body, const char *peer, struct qp
 		}
 	}
 	device_qps(d, body, f);
+	log_lines(d, body, f);
 	if (jread_object(&d->r, body, "last", &last) == JREAD_OK) {
 		word(d, last, "code", f->code, sizeof(f->code));
 		text(d, last, "error", &f->error_text);

@@ -152,3 +152,97 @@ void qplab_catalogue_free(struct qplab_catalogue *cat)
 	free(cat->plans);
 	memset(cat, 0, sizeof(*cat));
 }
+
+static void set_impl(struct qplab_plan *p, int h, const char *name)
+{
+	snprintf(p->hosts[h].impl, sizeof(p->hosts[h].impl), "%s", name);
+	snprintf(p->hosts[h].impl_from, sizeof(p->hosts[h].impl_from), "run");
+}
+
+/* "@NAME=h1,h2" for each implementation the run set, in qplab_impls order. */
+static void suffix_id(struct qplab_plan *p)
+{
+	size_t n = strlen(p->id);
+
+	for (size_t i = 0; qplab_impls[i]; i++) {
+		bool first = true;
+
+		for (size_t h = 0; h < p->nhosts && n < sizeof(p->id); h++) {
+			if (strcmp(p->hosts[h].impl_from, "run") || strcmp(p->hosts[h].impl, qplab_impls[i]))
+				continue;
+			if (first)
+				n += (size_t)snprintf(p->id + n, sizeof(p->id) - n, "@%s=%s", qplab_impls[i],
+						      p->hosts[h].name);
+			else
+				n += (size_t)snprintf(p->id + n, sizeof(p->id) - n, ",%s", p->hosts[h].name);
+			first = false;
+		}
+	}
+}
+
+/* Every plan with placements becomes one plan per placement. */
+static int expand_placements(struct qplab_catalogue *cat, struct qplab_errors *errs)
+{
+	size_t total = 0, k = 0;
+	struct qplab_plan **all;
+
+	for (size_t i = 0; i < cat->n; i++)
+		total += cat->plans[i]->nplacements ? cat->plans[i]->nplacements : 1;
+	all = calloc(total + 1, sizeof(*all));
+	if (!all)
+		return QPHS_ERR_MEMORY;
+	for (size_t i = 0; i < cat->n; i++) {
+		struct qplab_plan *p = cat->plans[i];
+
+		all[k++] = p;
+		for (size_t pl = 0; pl < p->nplacements; pl++) {
+			struct qplab_plan *q = p;
+
+			if (pl > 0 && qplab_scenario_load(p->file, &q, errs) < 0) {
+				for (size_t j = i + 1; j < cat->n; j++)
+					all[k++] = cat->plans[j];
+				free(cat->plans);
+				cat->plans = all;
+				cat->n = k;
+				return QPHS_ERR_INVALID_ARGUMENT;
+			}
+			if (pl > 0)
+				all[k++] = q;
+			for (size_t h = 0; h < q->nhosts; h++)
+				if (p->placements[pl] & (1u << h))
+					set_impl(q, (int)h, "mooncake");
+		}
+	}
+	free(cat->plans);
+	cat->plans = all;
+	cat->n = k;
+	return 0;
+}
+
+int qplab_catalogue_impls(struct qplab_catalogue *cat, const struct qplab_run_opts *o,
+			  struct qplab_errors *errs)
+{
+	int rc = o->placements ? expand_placements(cat, errs) : 0;
+
+	for (size_t i = 0; !rc && i < o->nimpls; i++) {
+		bool found = false;
+
+		for (size_t k = 0; k < cat->n; k++) {
+			int h = qplab_plan_host(cat->plans[k], o->impls[i].host);
+
+			if (h >= 0)
+				set_impl(cat->plans[k], h, o->impls[i].name);
+			found |= h >= 0;
+		}
+		if (!found && cat->n) {
+			qplab_errors_add(errs, "--impl %s=%s: no scenario of this run has a host %s",
+					 o->impls[i].host, o->impls[i].name, o->impls[i].host);
+			rc = QPHS_ERR_INVALID_ARGUMENT;
+		}
+	}
+	for (size_t k = 0; k < cat->n; k++)
+		suffix_id(cat->plans[k]);
+	if (cat->n)
+		qsort(cat->plans, cat->n, sizeof(*cat->plans), by_id);
+	return rc;
+}

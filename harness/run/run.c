@@ -121,6 +121,28 @@ static void print_overhead(const struct run_outcome *o, int n, int built)
 	       all / n / 1000.0, own / n / 1000.0, max / 1000.0, built, n);
 }
 
+/* "implementations": what ran on each host, and for a Mooncake host the
+ * build its adapter was made from (docs/results.md). */
+static void add_impls(json_object *j, const struct qplab_plan *p, const struct run_outcome *o)
+{
+	json_object *all = json_object_new_object();
+
+	for (size_t h = 0; h < p->nhosts; h++) {
+		json_object *one = json_object_new_object();
+
+		json_object_object_add(one, "impl", json_object_new_string(o->impl[h].impl[0] ? o->impl[h].impl
+											: p->hosts[h].impl));
+		if (!strcmp(p->hosts[h].impl, "mooncake")) {
+			json_object_object_add(one, "mooncake_commit", o->impl[h].commit[0] ?
+					       json_object_new_string(o->impl[h].commit) : NULL);
+			json_object_object_add(one, "mooncake_build", o->impl[h].build[0] ?
+					       json_object_new_string(o->impl[h].build) : NULL);
+		}
+		json_object_object_add(all, p->hosts[h].name, one);
+	}
+	json_object_object_add(j, "implementations", all);
+}
+
 /* The output directory of this run (run_here): "logs" paths are relative
  * to it, where results.json and report.html are. */
 static const char *run_out_dir = "";
@@ -169,6 +191,8 @@ json_object *run_scenario_json(const struct qplab_plan *p, struct run_outcome *o
 		add_overhead(j, o);
 		add_logs(j, p);
 	}
+	if (j)
+		add_impls(j, p, o);
 	return j;
 }
 
@@ -273,6 +297,36 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	return qplab_run_interrupted ? QPLAB_EXIT_FAIL : rc;
 }
 
+/* The adapter for Mooncake hosts: --mooncake-agent, else
+ * $QPLAB_MOONCAKE_AGENT, else mooncake/qplab-mooncake-agent beside this
+ * qplab (build/mooncake/ in a checkout: make mooncake-agent puts it
+ * there); absolute, in QPLAB_MOONCAKE_AGENT for the agents' spawner (and
+ * the vm backend's inner run, which gets it as --mooncake-agent). */
+static void mooncake_agent_path(struct qplab_run_opts *o)
+{
+	static char path[4200];
+	char exe[4096], real[4096];
+	const char *env = getenv("QPLAB_MOONCAKE_AGENT");
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (o->mooncake_agent) {
+		snprintf(path, sizeof(path), "%s", o->mooncake_agent);
+	} else if (env && *env) {
+		snprintf(path, sizeof(path), "%s", env);
+	} else {
+		exe[n > 0 ? n : 0] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(path, sizeof(path), "%s/mooncake/qplab-mooncake-agent", exe);
+	}
+	if (realpath(path, real))
+		snprintf(path, sizeof(path), "%s", real);
+	setenv("QPLAB_MOONCAKE_AGENT", path, 1);
+	o->mooncake_agent = path;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct qplab_run_opts o;
@@ -303,6 +357,14 @@ int cmd_run(int argc, char **argv)
 		qplab_catalogue_free(&cat);
 		return QPLAB_EXIT_USAGE;
 	}
+	if (qplab_catalogue_impls(&cat, &o, &errs)) {
+		for (size_t i = 0; i < errs.n; i++)
+			fprintf(stderr, "%s\n", errs.msgs[i]);
+		qplab_errors_free(&errs);
+		qplab_catalogue_free(&cat);
+		return QPLAB_EXIT_USAGE;
+	}
+	mooncake_agent_path(&o);
 	/* --jobs is checked where the topology mode is known: inside the lab
 	 * (run_here; with the vm backend, inside the VM, which gets --jobs). */
 	catch_signals();

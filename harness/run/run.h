@@ -40,6 +40,14 @@ struct run_agent {
 	 * agent sent none, its events cannot be placed. */
 	double clock_offset_ms;
 	bool clock_known;
+	/* From its ready line: what runs there, and for a Mooncake host the
+	 * build the adapter was made from ("" when not said). */
+	char impl[20];
+	char mc_commit[48];
+	char mc_build[256];
+	/* Its `fatal` line, when it did not start ("" otherwise). */
+	char fatal_code[48];
+	char fatal_text[400];
 };
 
 /* One host of the topology, as `topo up` printed it. */
@@ -188,6 +196,10 @@ enum run_phase {
 
 struct run_outcome {
 	int status;                /* enum qplab_status */
+	/* Each host's implementation as its agent's ready line said it. */
+	struct {
+		char impl[20], commit[48], build[256];
+	} impl[QPLAB_MAX_HOSTS];
 	char reason[512];
 	double elapsed_s;
 	double steps_ms;           /* the steps' own wall time */
@@ -210,7 +222,15 @@ struct run_state {
 	int hostmap[QPLAB_MAX_HOSTS]; /* plan host -> topo host */
 	const char *log_dir;
 	uint64_t seed;             /* this run's: datapath "write" patterns */
+	/* Set by a step whose host answered "unsupported" (a Mooncake host
+	 * asked for what its C API cannot do): the scenario is a SKIP for
+	 * this placement, with this reason. */
+	char skip[400];
 };
+
+/* The adapter that runs a Mooncake host (QPLAB_MOONCAKE_AGENT, which
+ * cmd_run sets from --mooncake-agent or its default). */
+const char *run_mooncake_agent(void);
 int run_step(struct run_state *s, int si, char *err, size_t errlen);
 /* connect_both (run_both.c): the rounds, then every live agent's report
  * into the step's facts. */

@@ -17,6 +17,7 @@
 
 #include "cli/jread.h"
 #include "qphs/body.h"
+#include "impl.h"
 #include "lab_conf.h"
 #include "qphs/error.h"
 #include "cli/cli.h"
@@ -93,8 +94,13 @@ static char **build_argv(const char *argv[16], char *bufs[2], const struct qplab
 			env[e++] = kv;
 		}
 	}
-	argv[n++] = exe;
-	argv[n++] = "agent";
+	/* A Mooncake host: the adapter, with qplab agent's command line. */
+	if (qplab_host_is_mooncake(p, hi)) {
+		argv[n++] = run_mooncake_agent();
+	} else {
+		argv[n++] = exe;
+		argv[n++] = "agent";
+	}
 	argv[n++] = "--host";
 	argv[n++] = ph->name;
 	argv[n++] = "--device";
@@ -102,9 +108,10 @@ static char **build_argv(const char *argv[16], char *bufs[2], const struct qplab
 	bufs[0] = malloc(128);
 	/* No IPv4 (addresses): its ULA; no address at all: its own loopback. */
 	if (bufs[0] && (h->addr4[0] || !h->addr6[0]))
-		snprintf(bufs[0], 128, "%s:%d", h->addr4[0] ? h->addr4 : "127.0.0.1", RUN_AGENT_PORT);
+		snprintf(bufs[0], 128, "%s:%d", h->addr4[0] ? h->addr4 : "127.0.0.1",
+			 qplab_host_port(p, hi, h->netns[0]));
 	else if (bufs[0])
-		snprintf(bufs[0], 128, "[%s]:%d", h->addr6, RUN_AGENT_PORT);
+		snprintf(bufs[0], 128, "[%s]:%d", h->addr6, qplab_host_port(p, hi, h->netns[0]));
 	argv[n++] = "--listen";
 	argv[n++] = bufs[0] ? bufs[0] : "";
 	bufs[1] = strdup(json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PLAIN));
@@ -246,6 +253,26 @@ int run_agent_spawn(struct run_agent *ag, const struct qplab_plan *p, int hi,
 	return 0;
 }
 
+const char *run_mooncake_agent(void)
+{
+	const char *p = getenv("QPLAB_MOONCAKE_AGENT");
+
+	return p && *p ? p : "qplab-mooncake-agent";
+}
+
+/* "impl", and "mooncake": {"commit", "build"} of a Mooncake host. */
+static void ready_impl(struct run_agent *ag, json_object *ready, struct jread *r)
+{
+	json_object *mc;
+
+	ag->impl[0] = ag->mc_commit[0] = ag->mc_build[0] = '\0';
+	jread_str_copy(r, ready, "impl", ag->impl, sizeof(ag->impl));
+	if (jread_object(r, ready, "mooncake", &mc) != JREAD_OK)
+		return;
+	jread_str_copy(r, mc, "commit", ag->mc_commit, sizeof(ag->mc_commit));
+	jread_str_copy(r, mc, "build", ag->mc_build, sizeof(ag->mc_build));
+}
+
 int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t errlen)
 {
 	struct qplab_agent_msg m;
@@ -253,6 +280,7 @@ int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t err
 	double mono;
 	int rc = -1;
 
+	ag->fatal_code[0] = ag->fatal_text[0] = '\0';
 	if (!line)
 		return -1;
 	if (qplab_agent_parse_line(line, strlen(line), &m, err, errlen) == 0) {
@@ -263,8 +291,11 @@ int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t err
 			jread_str_copy(&r, m.body, "listen", ag->listen, sizeof(ag->listen));
 			ag->clock_known = jread_double(&r, m.body, "mono_ms", &mono) == JREAD_OK;
 			ag->clock_offset_ms = ag->clock_known ? run_now_ms() - mono : 0;
+			ready_impl(ag, m.body, &r);
 			rc = r.errors ? -1 : 0;
 		} else {
+			snprintf(ag->fatal_code, sizeof(ag->fatal_code), "%s", m.code);
+			snprintf(ag->fatal_text, sizeof(ag->fatal_text), "%s", m.error);
 			snprintf(err, errlen, "agent %s did not start: %s: %s", ag->name, m.code, m.error);
 		}
 		qplab_agent_msg_free(&m);

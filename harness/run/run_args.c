@@ -1,4 +1,5 @@
 /* `qplab run`: its command line, and the list of scenarios it names. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +17,8 @@ void qplab_run_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm] [--kernel K]...\n"
-		"                 [--tag T]... [--jobs N] [--out DIR] [--keep]\n\n"
+		"                 [--tag T]... [--jobs N] [--out DIR] [--keep]\n"
+		"                 [--impl HOST=NAME]... [--placements] [--mooncake-agent PATH]\n\n"
 		"Runs scenario files (a directory means every *.json below it; none means the\n"
 		"catalogue).  TAP on stdout; results.json, junit.xml and report.html (open it in\n"
 		"a browser; `qplab report` makes it again) in DIR (default build/lab).\n"
@@ -28,6 +30,12 @@ void qplab_run_usage(FILE *out)
 		"  --out DIR     output directory\n"
 		"  --keep        leave the topology of a scenario that errored, and of the last\n"
 		"                scenario, in place for inspection (netns/topo down --name ID)\n"
+		"  --impl HOST=NAME  host HOST runs NAME (qplab, mooncake-compat, mooncake),\n"
+		"                whatever the file says (repeat for several hosts)\n"
+		"  --placements  run each scenario with \"placements\" once per placement (the\n"
+		"                hosts it lists run Mooncake; ids get @mooncake=HOSTS)\n"
+		"  --mooncake-agent PATH  the adapter for mooncake hosts (default\n"
+		"                $QPLAB_MOONCAKE_AGENT, else mooncake/qplab-mooncake-agent beside qplab)\n"
 		"Exit: 0 all passed or skipped, 1 a scenario failed, 2 usage error or bad file.\n");
 }
 
@@ -42,6 +50,22 @@ static int push(const char **list, size_t *n, const char *v, char *err, size_t e
 	if (*n == QPLAB_RUN_MAX_LIST)
 		return fail(err, errlen, "too many values for %s", "one option");
 	list[(*n)++] = v;
+	return 0;
+}
+
+/* --impl HOST=NAME */
+static int impl_option(struct qplab_run_opts *o, const char *val, char *err, size_t errlen)
+{
+	const char *eq = strchr(val, '=');
+	size_t hl = eq ? (size_t)(eq - val) : 0;
+
+	if (!eq || !hl || hl >= QPLAB_NAME_MAX || !qplab_impl_known(eq + 1))
+		return fail(err, errlen, "--impl '%s': HOST=NAME, NAME one of qplab, mooncake-compat, mooncake", val);
+	if (o->nimpls == QPLAB_RUN_MAX_LIST)
+		return fail(err, errlen, "too many values for %s", "--impl");
+	snprintf(o->impls[o->nimpls].host, sizeof(o->impls[0].host), "%.*s", (int)hl, val);
+	snprintf(o->impls[o->nimpls].name, sizeof(o->impls[0].name), "%s", eq + 1);
+	o->nimpls++;
 	return 0;
 }
 
@@ -69,6 +93,14 @@ static int option(struct qplab_run_opts *o, const char *name, const char *val, c
 		o->out = val;
 		return 0;
 	}
+	if (!strcmp(name, "--impl"))
+		return impl_option(o, val, err, errlen);
+	if (!strcmp(name, "--mooncake-agent")) {
+		if (!*val)
+			return fail(err, errlen, "--mooncake-agent needs a path%s", "");
+		o->mooncake_agent = val;
+		return 0;
+	}
 	if (!strcmp(name, "--jobs")) {
 		char *end;
 		long j = strtol(val, &end, 10);
@@ -82,7 +114,8 @@ static int option(struct qplab_run_opts *o, const char *name, const char *val, c
 
 int qplab_run_parse_args(int argc, char **argv, struct qplab_run_opts *o, char *err, size_t errlen)
 {
-	static const char *const with_value[] = {"--backend", "--kernel", "--tag", "--jobs", "--out", NULL};
+	static const char *const with_value[] = {"--backend", "--kernel", "--tag", "--jobs", "--out",
+						 "--impl", "--mooncake-agent", NULL};
 
 	memset(o, 0, sizeof(*o));
 	o->jobs = 1;
@@ -97,6 +130,10 @@ int qplab_run_parse_args(int argc, char **argv, struct qplab_run_opts *o, char *
 		}
 		if (!strcmp(a, "--keep")) {
 			o->keep = true;
+			continue;
+		}
+		if (!strcmp(a, "--placements")) {
+			o->placements = true;
 			continue;
 		}
 		if (strncmp(a, "--", 2) || !strcmp(a, "--")) {

@@ -5,6 +5,7 @@
  *
  *   qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm] [--kernel K]...
  *             [--tag T]... [--jobs N] [--out DIR] [--keep]
+ *             [--impl HOST=NAME]... [--placements] [--mooncake-agent PATH]
  *
  * Nothing here touches RDMA, namespaces or processes.
  */
@@ -43,6 +44,15 @@ struct qplab_run_opts {
 	const char *out;                         /* default "build/lab" */
 	bool keep;                               /* keep the topology after a failure */
 	bool help;
+	/* --impl HOST=NAME: host HOST of every scenario that has one runs
+	 * NAME (a qplab_impls name), whatever its file says. */
+	struct {
+		char host[QPLAB_NAME_MAX];
+		char name[20];
+	} impls[QPLAB_RUN_MAX_LIST];
+	size_t nimpls;
+	bool placements;                         /* one run per "placements" entry */
+	const char *mooncake_agent;              /* the adapter; NULL = default */
 };
 
 /* Parses argv (argv[0] is "run").  Returns 0, or QPHS_ERR_INVALID_ARGUMENT
@@ -77,5 +87,15 @@ struct qplab_catalogue {
 int qplab_catalogue_load(const char *const *paths, size_t npaths, const char *const *tags,
 			 size_t ntags, struct qplab_catalogue *cat, struct qplab_errors *errs);
 void qplab_catalogue_free(struct qplab_catalogue *cat);
+
+/* Who runs which host: with o->placements every plan with "placements"
+ * becomes one plan per placement (its file parsed again), the listed
+ * hosts running "mooncake"; then o's --impl settings apply to every plan
+ * that has the host.  A plan whose implementations changed gets its id
+ * suffixed with them ("basic/connect-2qp@mooncake=b"), so every run of it
+ * stays apart in the results.  Returns 0, or QPHS_ERR_INVALID_ARGUMENT
+ * (errs: an --impl host no scenario has) or QPHS_ERR_MEMORY. */
+int qplab_catalogue_impls(struct qplab_catalogue *cat, const struct qplab_run_opts *o,
+			  struct qplab_errors *errs);
 
 #endif

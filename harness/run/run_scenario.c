@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "impl.h"
 #include "realise.h"
 #include "report/report.h"
 #include "cli/cli.h"
@@ -53,6 +54,41 @@ static int start_agents(struct run_state *s, char *err, size_t errlen)
 		if (run_agent_ready(&s->ag[h], deadline, err, errlen))
 			return -1;
 	return 0;
+}
+
+/* Each host's implementation, as its agent said (results.json
+ * "implementations"). */
+static void note_impls(const struct run_state *s, struct run_outcome *o)
+{
+	for (size_t h = 0; h < s->p->nhosts; h++) {
+		const struct run_agent *ag = &s->ag[h];
+
+		snprintf(o->impl[h].impl, sizeof(o->impl[h].impl), "%s", ag->impl[0] ? ag->impl : s->p->hosts[h].impl);
+		snprintf(o->impl[h].commit, sizeof(o->impl[h].commit), "%s", ag->mc_commit);
+		snprintf(o->impl[h].build, sizeof(o->impl[h].build), "%s", ag->mc_build);
+	}
+}
+
+static bool has_mooncake(const struct qplab_plan *p)
+{
+	for (size_t h = 0; h < p->nhosts; h++)
+		if (qplab_host_is_mooncake(p, (int)h))
+			return true;
+	return false;
+}
+
+/* Why the plan's Mooncake hosts cannot run here: the adapter is missing,
+ * or the plan asks them for what they cannot do (impl.c). */
+static const char *impl_skip(const struct qplab_plan *p, char *buf, size_t len)
+{
+	if (!has_mooncake(p))
+		return NULL;
+	if (access(run_mooncake_agent(), X_OK)) {
+		snprintf(buf, len, "no Mooncake build (make lab MOONCAKE_BUILD=DIR): no adapter at %s",
+			 run_mooncake_agent());
+		return buf;
+	}
+	return qplab_impl_skip_reason(p, buf, len);
 }
 
 /* The final report and a Probe of every live agent: all requests out
@@ -153,7 +189,17 @@ static int topology(struct run_ctx *c, const struct qplab_plan *p, char *err, si
 	char sig[1024], id[16];
 
 	run_topo_sig(p, c->mode, sig, sizeof(sig));
-	if (!(c->topo.up && !strcmp(sig, c->sig))) {
+	/* A Mooncake host gets namespaces nobody used: Mooncake's daemon
+	 * binds its port without SO_REUSEADDR (findAvailableTcpPort,
+	 * transfer_metadata_plugin.cpp), so the TIME_WAIT connections of an
+	 * earlier scenario on that port make it fail to start ("P2P: No
+	 * valid port found for local TCP service", TransferEngineImpl::init),
+	 * and the ones its own daemon leaves behind (it closes first:
+	 * shutdown(SHUT_WR) in SocketHandShakePlugin::startDaemon) refuse the
+	 * port to the next agent for TIME_WAIT's 60 s. */
+	if (has_mooncake(p))
+		sig[0] = '\0';
+	if (!(c->topo.up && sig[0] && !strcmp(sig, c->sig))) {
 		if (c->topo.up)
 			run_ctx_finish(c);
 		run_topo_name(c, c->seq++, id, sizeof(id));
@@ -218,6 +264,10 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 		s.hostmap[i] = -1;
 	o->status = QPLAB_PASS;
 	skip = qplab_plan_skip_reason(p, c->caps, o->reason, sizeof(o->reason));
+	if (!skip)
+		skip = impl_skip(p, o->reason, sizeof(o->reason));
+	for (size_t h = 0; h < p->nhosts; h++)
+		snprintf(o->impl[h].impl, sizeof(o->impl[h].impl), "%s", p->hosts[h].impl);
 	if (skip) {
 		o->status = QPLAB_SKIP;
 		return;
@@ -232,18 +282,29 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 		rc = start_agents(&s, err, sizeof(err));
 	trace_ms("agents ready", &tt, &o->phase_ms[RUN_PHASE_AGENTS]);
 	if (!rc)
+		note_impls(&s, o);
+	if (!rc)
 		rc = run_steps(&s, t0, &tt, o, err, sizeof(err));
 	if (!rc)
 		rc = final_facts(&s, err, sizeof(err));
 	trace_ms("final facts", &tt, &o->phase_ms[RUN_PHASE_FACTS]);
-	if (rc) {
+	if (rc && s.skip[0]) {
+		/* Not an error: this placement asks a host for what it cannot do. */
+		o->status = QPLAB_SKIP;
+		snprintf(o->reason, sizeof(o->reason), "%.500s", s.skip);
+		rc = 0;
+	} else if (rc) {
 		o->status = QPLAB_ERROR;
 		snprintf(o->reason, sizeof(o->reason), "%.500s", err);
 	}
 	/* --keep: an errored scenario's topology, and the run's last one. */
 	kept = c->keep && c->topo.up && (rc || c->last);
-	teardown(c, &s, !rc && !qplab_run_interrupted && !c->last, kept, o);
+	teardown(c, &s, !rc && !qplab_run_interrupted && !c->last && !has_mooncake(p), kept, o);
 	trace_ms("teardown", &tt, &o->phase_ms[RUN_PHASE_TEARDOWN]);
 	o->phase_ms[RUN_PHASE_TEARDOWN] -= o->phase_ms[RUN_PHASE_TOPO_DOWN];
+	if (o->status == QPLAB_SKIP) {
+		qplab_scenario_facts_free(&o->facts);
+		o->have_facts = false;
+	}
 	o->elapsed_s = (run_now_ms() - t0) / 1000.0;
 }

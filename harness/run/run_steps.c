@@ -8,6 +8,7 @@
 
 #include "qphs/error.h"
 #include "cli/cli.h"
+#include "cli/jread.h"
 #include "run.h"
 
 /* Default deadlines (ms) before QPLAB_TIME_MULTIPLIER. */
@@ -105,9 +106,23 @@ static int act(struct run_state *s, int h, int id, char *line, int deadline, int
 	       const char *peer, char *err, size_t errlen)
 {
 	struct qplab_agent_msg m;
+	struct jread r = {.what = "agent reply", .err = err, .errlen = errlen};
+	const char *u;
 
 	if (run_agent_call(&s->ag[h], id, line, deadline + 2000, &m, err, errlen))
 		return -1;
+	/* What the host cannot do at all (a Mooncake host's C API has no call
+	 * for it): the scenario does not apply to this placement. */
+	if (jread_str(&r, m.body, "unsupported", &u) == JREAD_OK) {
+		snprintf(s->skip, sizeof(s->skip), "host %s cannot: %s", s->ag[h].name, u);
+		snprintf(err, errlen, "%s", s->skip);
+		qplab_agent_msg_free(&m);
+		return -1;
+	}
+	if (r.errors) {
+		qplab_agent_msg_free(&m);
+		return -1;
+	}
 	return into_facts(s, h, step, peer, &m, err, errlen);
 }
 
@@ -189,7 +204,7 @@ static int wait_step(struct run_state *s, int si, const struct qplab_step *st, c
 
 /* kill_agent, start_agent, restart_agent.  A started agent must come back
  * on the address and port it had (Mooncake peers remember nic paths). */
-static int agent_step(struct run_state *s, const struct qplab_step *st, char *err, size_t errlen)
+static int agent_step(struct run_state *s, int si, const struct qplab_step *st, char *err, size_t errlen)
 {
 	struct run_agent *ag = &s->ag[st->host];
 	char was[sizeof(ag->listen)];
@@ -209,12 +224,24 @@ static int agent_step(struct run_state *s, const struct qplab_step *st, char *er
 		nanosleep(&ts, NULL);
 	}
 	if (run_agent_start(ag, s->p, st->host, &s->t->hosts[s->hostmap[st->host]],
-			    scaled(-1, DL_READY), err, errlen))
-		return -1;
+			    scaled(-1, DL_READY), err, errlen)) {
+		struct qplab_facts *f = qplab_facts_at(s->facts, si, st->host);
+
+		if (!ag->fatal_code[0])
+			return -1;
+		/* It said why it could not start (a `fatal` line): a fact of the
+		 * step, not the lab's failure.  The host stays down. */
+		run_agent_kill(ag);
+		snprintf(f->code, sizeof(f->code), "%s", ag->fatal_code);
+		qplab_facts_set(&f->error_text, ag->fatal_text);
+		fprintf(stderr, "qplab run: %s\n", err);
+		return 0;
+	}
 	if (was[0] && strcmp(was, ag->listen)) {
 		snprintf(err, errlen, "agent %s came back on %s, not on %s", ag->name, ag->listen, was);
 		return -1;
 	}
+	snprintf(qplab_facts_at(s->facts, si, st->host)->code, sizeof(qplab_facts_at(s->facts, si, st->host)->code), "OK");
 	return 0;
 }
 
@@ -282,7 +309,7 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 	case QPLAB_STEP_KILL_AGENT:
 	case QPLAB_STEP_START_AGENT:
 	case QPLAB_STEP_RESTART_AGENT:
-		return agent_step(s, st, err, errlen);
+		return agent_step(s, si, st, err, errlen);
 	case QPLAB_STEP_RAW_FRAME:
 		return raw_frame_step(s, si, st, err, errlen);
 	default:

@@ -37,6 +37,16 @@ static const char *out_share(const char *out, const char *exe)
 	return root;
 }
 
+static bool has_flag(int argc, char **argv, const char *flag)
+{
+	size_t n = strlen(flag);
+
+	for (int i = 1; i < argc; i++)
+		if (!strncmp(argv[i], flag, n) && (argv[i][n] == '\0' || argv[i][n] == '='))
+			return true;
+	return false;
+}
+
 /* The inner argv: our own arguments minus --backend/--kernel/--out. */
 static int inner_argv(int argc, char **argv, const char *kernel, const char *out, char *exe,
 		      char **v, size_t max, const char *share)
@@ -57,7 +67,7 @@ static int inner_argv(int argc, char **argv, const char *kernel, const char *out
 	v[n++] = (char *)"--";
 	v[n++] = exe;
 	v[n++] = (char *)"run";
-	for (int i = 1; i < argc && n + 6 < max; i++) {
+	for (int i = 1; i < argc && n + 8 < max; i++) {
 		if (!strcmp(argv[i], "--backend") || !strcmp(argv[i], "--kernel") || !strcmp(argv[i], "--out")) {
 			i++;
 			continue;
@@ -71,6 +81,12 @@ static int inner_argv(int argc, char **argv, const char *kernel, const char *out
 	v[n++] = (char *)"auto";
 	v[n++] = (char *)"--out";
 	v[n++] = (char *)out;
+	/* The guest gets no environment of ours: the adapter goes as a flag
+	 * (the guest sees the host's root filesystem at the same paths). */
+	if (getenv("QPLAB_MOONCAKE_AGENT") && !has_flag(argc, argv, "--mooncake-agent")) {
+		v[n++] = (char *)"--mooncake-agent";
+		v[n++] = getenv("QPLAB_MOONCAKE_AGENT");
+	}
 	v[n] = NULL;
 	return (int)n;
 }

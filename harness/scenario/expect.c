@@ -245,6 +245,7 @@ bool qplab_assert_eval(const struct qplab_assert *a, const struct qplab_facts *f
 	int_check(&c, "path_mtu", a->path_mtu, f->path_mtu);
 	int_check(&c, "peer_path_mtu", a->peer_path_mtu, f->peer_path_mtu);
 	text_check(&c, "warning", &a->warning, f->warning);
+	text_check(&c, "log", &a->log, f->log);
 	bool_check(&c, "datapath_restored", a->datapath_restored, f->datapath_restored);
 	bool_check(&c, "datapath_peer_checksum", a->datapath_peer_checksum,
 		   f->datapath_peer_checksum);

@@ -50,6 +50,9 @@ struct qplab_facts {
 	int path_mtu;
 	int peer_path_mtu;          /* qphs_path_mtu the peer sent, 0 = none */
 	char *warning;              /* the endpoint's last warning (owned) */
+	char *log;                  /* the host's log lines since its previous
+				     * report, one per line (owned; a Mooncake
+				     * host's glog lines) */
 	int datapath_restored;      /* tri-state: the peer's bytes written back */
 	int datapath_peer_checksum; /* tri-state: the peer checksummed its copy */
 	int daemon_alive;           /* tri-state */

@@ -26,6 +26,7 @@ void qplab_facts_free(struct qplab_facts *f)
 	free(f->error_text);
 	free(f->gid_reason);
 	free(f->warning);
+	free(f->log);
 	qplab_facts_init(f);
 }
 

@@ -119,7 +119,7 @@ static void parse_root(struct sc_ctx *ctx, json_object *root)
 {
 	static const char *const keys[] = {"description", "source", "tags", "requires",
 					   "timeout_ms", "hosts", "links", "steps",
-					   "expect", NULL};
+					   "expect", "placements", NULL};
 	struct qplab_plan *plan = ctx->plan;
 	const char *s;
 	long v;
@@ -139,6 +139,7 @@ static void parse_root(struct sc_ctx *ctx, json_object *root)
 	if (qplab__sc_int(ctx, root, "", "timeout_ms", 1, 3600000, &v))
 		plan->timeout_ms = (int)v;
 	qplab__sc_hosts(ctx, root);
+	qplab__sc_placements(ctx, root);
 	qplab__sc_links(ctx, root);
 	qplab__sc_steps(ctx, root);
 	qplab__sc_expects(ctx, root);

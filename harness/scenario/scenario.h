@@ -28,6 +28,7 @@
 #define QPLAB_MAX_EXPECT 256
 #define QPLAB_NAME_MAX 32 /* host, step and tag names, including the NUL */
 #define QPLAB_SCENARIO_MAX_BYTES (1 << 20) /* a scenario file, at most */
+#define QPLAB_MAX_PLACEMENTS 16
 
 /* Timings a report can carry and an expectation can bound, in ms.  "step"
  * is the wall time of the step itself as the runner measured it; the rest
@@ -114,10 +115,13 @@ struct qplab_agent_opts {
 	int no_rdma_transport;     /* tri-state: answer Connection and Metadata null */
 };
 
-/* What a host runs: qplab, or a stand-in that behaves as Mooncake 3b5a594
- * where the two differ (harness/agent/agent_cfg.c).  The names, in order;
- * NULL-ended. */
+/* What a host runs: qplab; a stand-in that behaves as Mooncake 3b5a594
+ * where the two differ (harness/agent/agent_cfg.c); or a real Mooncake
+ * Transfer Engine behind qplab-mooncake-agent (mooncake/).  The names, in
+ * order; NULL-ended. */
 extern const char *const qplab_impls[];
+/* True when name is one of qplab_impls. */
+bool qplab_impl_known(const char *name);
 
 struct qplab_env {
 	char *name;  /* MC_* or NCCL_IB_GID_INDEX */
@@ -131,6 +135,8 @@ struct qplab_host {
 	bool ipv6;                 /* handshake and GIDs over IPv6 */
 	char addresses[12];        /* "" (= "default"), "ipv6_only" or "none" */
 	char impl[20];             /* a qplab_impls name; "qplab" by default */
+	char impl_from[8];         /* "" = the file's; "run" = set by qplab run
+				    * (--placements, --impl) */
 	struct qplab_env *env;
 	size_t nenv;
 	struct qplab_agent_opts agent;
@@ -213,6 +219,7 @@ struct qplab_assert {
 	int path_mtu;
 	int peer_path_mtu;               /* 0: the peer sent none */
 	struct qplab_text_match warning;
+	struct qplab_text_match log;     /* the log lines since the previous report */
 	int datapath_restored;           /* tri-state */
 	int datapath_peer_checksum;      /* tri-state */
 	int daemon_alive;                /* tri-state */
@@ -308,6 +315,11 @@ struct qplab_plan {
 	size_t nsteps;
 	struct qplab_expectation *expect;
 	size_t nexpect;
+	/* "placements": the hosts that run Mooncake, one set per placement
+	 * that makes sense for the scenario (bit h = plan host h); qplab run
+	 * --placements runs it once per set. */
+	unsigned placements[QPLAB_MAX_PLACEMENTS];
+	size_t nplacements;
 };
 
 /* Parses `len` bytes of `text` (need not be NUL-terminated); `file` names

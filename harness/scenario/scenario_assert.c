@@ -29,7 +29,7 @@ static const char *const wc_names[] = {
 #define ASSERT_KEYS                                                                  \
 	"qp_states", "qp_count", "endpoint", "endpoints", "code", "reply_msg_sent",   \
 		"reply_msg_received", "error_text", "datapath", "wc_status", "time_ms", \
-		"gid_index", "path_mtu", "peer_path_mtu", "warning",                 \
+		"gid_index", "path_mtu", "peer_path_mtu", "warning", "log",          \
 		"datapath_restored", "datapath_peer_checksum", "daemon_alive",       \
 		"leftover_qps", "leftover_objects", "frame_outcome"
 
@@ -71,6 +71,7 @@ void qplab__sc_assert_free(struct qplab_assert *a)
 	free_match(&a->reply_received);
 	free_match(&a->error_text);
 	free_match(&a->warning);
+	free_match(&a->log);
 	qplab__sc_assert_init(a);
 }
 
@@ -315,6 +316,7 @@ void qplab__sc_assert(struct sc_ctx *ctx, json_object *o, const char *path,
 	int_field(ctx, o, path, "path_mtu", 256, 4096, &a->path_mtu, &a->nfields);
 	int_field(ctx, o, path, "peer_path_mtu", 0, 4096, &a->peer_path_mtu, &a->nfields);
 	text_match(ctx, o, path, "warning", &a->warning, &a->nfields);
+	text_match(ctx, o, path, "log", &a->log, &a->nfields);
 	bool_field(ctx, o, path, "datapath_restored", &a->datapath_restored, &a->nfields);
 	bool_field(ctx, o, path, "datapath_peer_checksum", &a->datapath_peer_checksum,
 		   &a->nfields);

@@ -31,8 +31,8 @@ static bool parse_impl(struct sc_ctx *ctx, int line, const char *s, struct qplab
 		}
 	}
 	if (!qplab__sc_in_list(qplab_impls, eq + 1)) {
-		qplab__sc_err(ctx, line, "\"%s\": the implementations are qplab and "
-			      "mooncake-compat", s);
+		qplab__sc_err(ctx, line, "\"%s\": the implementations are qplab, "
+			      "mooncake-compat and mooncake", s);
 		return false;
 	}
 	snprintf(w->name, sizeof(w->name), "%s", eq + 1);

@@ -102,7 +102,12 @@ static void parse_fault(struct sc_ctx *ctx, json_object *obj, const char *path,
 	qplab__sc_copy(ctx, line, f->name, sizeof(f->name), name, "fault name");
 }
 
-const char *const qplab_impls[] = {"qplab", "mooncake-compat", NULL};
+const char *const qplab_impls[] = {"qplab", "mooncake-compat", "mooncake", NULL};
+
+bool qplab_impl_known(const char *name)
+{
+	return qplab__sc_in_list(qplab_impls, name);
+}
 
 static int tristate(struct sc_ctx *ctx, json_object *o, const char *path, const char *key)
 {
@@ -236,7 +241,7 @@ static void parse_host(struct sc_ctx *ctx, json_object *o, const char *path, str
 	snprintf(h->impl, sizeof(h->impl), "qplab");
 	if (qplab__sc_str(ctx, o, path, "impl", false, &s)) {
 		if (!qplab__sc_in_list(qplab_impls, s))
-			qplab__sc_err(ctx, h->line, "impl \"%s\": one of qplab, mooncake-compat", s);
+			qplab__sc_err(ctx, h->line, "impl \"%s\": one of qplab, mooncake-compat, mooncake", s);
 		else
 			snprintf(h->impl, sizeof(h->impl), "%s", s);
 	}
@@ -351,5 +356,46 @@ void qplab__sc_links(struct sc_ctx *ctx, json_object *root)
 			continue;
 		}
 		parse_link(ctx, o, path, &plan->links[plan->nlinks++]);
+	}
+}
+
+/* "placements": [["b"], ["a"], ["a", "b"]] -- which hosts run Mooncake,
+ * one set per placement; each set non-empty, no set twice. */
+void qplab__sc_placements(struct sc_ctx *ctx, json_object *root)
+{
+	json_object *arr = qplab__sc_get(ctx, root, "", "placements", json_type_array, false);
+	struct qplab_plan *plan = ctx->plan;
+	char path[SC_PATH_MAX];
+
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		json_object *set = json_object_array_get_idx(arr, i);
+		unsigned bits = 0;
+		int line;
+
+		qplab__sc_join_index(path, sizeof(path), "/placements", i);
+		line = qplab__sc_line(ctx, path);
+		if (plan->nplacements == QPLAB_MAX_PLACEMENTS) {
+			qplab__sc_err(ctx, line, "more than %d placements", QPLAB_MAX_PLACEMENTS);
+			return;
+		}
+		if (!json_object_is_type(set, json_type_array) || !json_object_array_length(set)) {
+			qplab__sc_err(ctx, line, "a placement is a non-empty array of host names (the hosts that run Mooncake)");
+			continue;
+		}
+		for (size_t k = 0; k < json_object_array_length(set); k++) {
+			json_object *v = json_object_array_get_idx(set, k);
+			int h = json_object_is_type(v, json_type_string)
+					? qplab__sc_host(ctx, line, json_object_get_string(v))
+					: (qplab__sc_err(ctx, line, "a placement lists host names"), -1);
+
+			if (h >= 0 && (bits & (1u << h)))
+				qplab__sc_err(ctx, line, "host \"%s\" twice in one placement", plan->hosts[h].name);
+			if (h >= 0)
+				bits |= 1u << h;
+		}
+		for (size_t k = 0; k < plan->nplacements; k++)
+			if (plan->placements[k] == bits)
+				qplab__sc_err(ctx, line, "the same placement twice");
+		plan->placements[plan->nplacements++] = bits;
 	}
 }

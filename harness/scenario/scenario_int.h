@@ -93,6 +93,8 @@ void qplab__sc_copy(struct sc_ctx *ctx, int line, char *dst, size_t dstlen,
 
 /* Host index for name, reporting "unknown host" at line when absent. */
 int qplab__sc_host(struct sc_ctx *ctx, int line, const char *name);
+/* "placements" (scenario_hosts.c), after the hosts. */
+void qplab__sc_placements(struct sc_ctx *ctx, json_object *root);
 
 char *qplab__sc_strdup(const char *s);
 

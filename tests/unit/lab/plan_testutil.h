@@ -8,4 +8,9 @@
  * parser's first message.  The caller frees it (qplab_plan_free). */
 struct qplab_plan *plan_test_parse(const char *text);
 
+/* `qplab run LINE`'s options: LINE split at spaces (at most 30 words, 511
+ * bytes) and given to qplab_run_parse_args. */
+struct qplab_run_opts;
+int plan_test_run_args(const char *line, struct qplab_run_opts *o, char *err, size_t errlen);
+
 #endif

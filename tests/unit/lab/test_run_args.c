@@ -6,30 +6,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "plan_testutil.h"
 #include "qphs.h"
 #include "cli/cli.h"
 #include "run/run_args.h"
 #include "unit.h"
-
-static int parse(const char *line, struct qplab_run_opts *o, char *err, size_t errlen)
-{
-	static char buf[512];
-	static char *argv[32];
-	int argc = 0;
-
-	snprintf(buf, sizeof(buf), "run %s", line);
-	for (char *t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " "))
-		argv[argc++] = t;
-	argv[argc] = NULL;
-	return qplab_run_parse_args(argc, argv, o, err, errlen);
-}
 
 START_TEST(run_args_defaults)
 {
 	struct qplab_run_opts o;
 	char err[256];
 
-	ck_assert_int_eq(parse("", &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(plan_test_run_args("", &o, err, sizeof(err)), 0);
 	ck_assert_int_eq(o.backend, QPLAB_BACKEND_AUTO);
 	ck_assert_int_eq(o.jobs, 1);
 	ck_assert_str_eq(o.out, "build/lab");
@@ -43,7 +31,7 @@ START_TEST(run_args_every_option)
 	struct qplab_run_opts o;
 	char err[256];
 
-	ck_assert_int_eq(parse("scenarios/mtu --backend vm --kernel 6.1 --kernel=6.12 --tag smoke "
+	ck_assert_int_eq(plan_test_run_args("scenarios/mtu --backend vm --kernel 6.1 --kernel=6.12 --tag smoke "
 			       "--jobs=2 --out /tmp/x --keep a.json -- --odd.json",
 			       &o, err, sizeof(err)),
 			 0);
@@ -76,7 +64,7 @@ START_TEST(run_args_rejects_bad_options)
 	struct qplab_run_opts o;
 	char err[256] = "";
 
-	ck_assert_int_eq(parse(bad_args[_i].line, &o, err, sizeof(err)), QPHS_ERR_INVALID_ARGUMENT);
+	ck_assert_int_eq(plan_test_run_args(bad_args[_i].line, &o, err, sizeof(err)), QPHS_ERR_INVALID_ARGUMENT);
 	unit_hit(QPHS_ERR_INVALID_ARGUMENT);
 	ck_assert_msg(strstr(err, bad_args[_i].says), "%s: '%s'", bad_args[_i].line, err);
 }
@@ -138,7 +126,7 @@ START_TEST(run_jobs_refused_in_shared_mode_only)
 	struct qplab_run_opts o;
 	char err[256];
 
-	ck_assert_int_eq(parse("--jobs 4", &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(plan_test_run_args("--jobs 4", &o, err, sizeof(err)), 0);
 	err[0] = '\0';
 	ck_assert_int_eq(qplab_run_check_jobs(&o, "netns", err, sizeof(err)), 0);
 	/* Not known yet (vm backend, before the boot): the VM decides. */

@@ -284,7 +284,7 @@ static const struct {
 	{"\"d\": { \"env\": { \"PATH\": \"/bin\" } },", NULL, NULL, "@H@", "MC_*"},
 	{"\"d\": { \"agent\": { \"reset_policy\": \"sometimes\" } },", NULL, NULL, "@H@", "reset_policy"},
 	{"\"d\": { \"agent\": { \"qp_retry_cnt\": 8 } },", NULL, NULL, "@H@", "0..7"},
-	{"\"d\": { \"impl\": \"mooncake\" },", NULL, NULL, "@H@", "one of qplab, mooncake-compat"},
+	{"\"d\": { \"impl\": \"moonlight\" },", NULL, NULL, "@H@", "one of qplab, mooncake-compat, mooncake"},
 	{NULL, NULL, "{ \"host\": \"a\", \"cases\": [ { \"when\": \"impl:z=qplab\", \"why\": \"w\", \"code\": \"OK\" } ] },", "@E@", "no host \"z\""},
 	{NULL, NULL, "{ \"host\": \"a\", \"cases\": [ { \"when\": \"impl=moon\", \"why\": \"w\", \"code\": \"OK\" } ] },", "@E@", "the implementations are"},
 	{NULL, NULL, "{ \"host\": \"a\", \"cases\": [ { \"when\": \"impl:=qplab\", \"why\": \"w\", \"code\": \"OK\" } ] },", "@E@", "want impl:HOST=NAME"},
