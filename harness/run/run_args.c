@@ -16,7 +16,7 @@ void qplab_run_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm] [--kernel K]...\n"
-		"                 [--tag T]... [--jobs N] [--out DIR] [--keep]\n\n"
+		"                 [--tag T]... [--jobs N] [--out DIR] [--keep] [--capture]\n\n"
 		"Runs scenario files (a directory means every *.json below it; none means the\n"
 		"catalogue).  TAP on stdout; results.json, junit.xml and report.html (open it in\n"
 		"a browser; `qplab report` makes it again) in DIR (default build/lab).\n"
@@ -28,6 +28,9 @@ void qplab_run_usage(FILE *out)
 		"  --out DIR     output directory\n"
 		"  --keep        leave the topology of a scenario that errored, and of the last\n"
 		"                scenario, in place for inspection (netns/topo down --name ID)\n"
+		"  --capture     a pcap of each scenario's lab traffic (handshake TCP, RoCEv2 UDP\n"
+		"                4791) in DIR/pcaps, at most 8 MiB each; a scenario with wire\n"
+		"                expectations is always captured\n"
 		"Exit: 0 all passed or skipped, 1 a scenario failed, 2 usage error or bad file.\n");
 }
 
@@ -97,6 +100,10 @@ int qplab_run_parse_args(int argc, char **argv, struct qplab_run_opts *o, char *
 		}
 		if (!strcmp(a, "--keep")) {
 			o->keep = true;
+			continue;
+		}
+		if (!strcmp(a, "--capture")) {
+			o->capture = true;
 			continue;
 		}
 		if (strncmp(a, "--", 2) || !strcmp(a, "--")) {

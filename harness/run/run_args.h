@@ -4,7 +4,7 @@
  * checked before anything is built.
  *
  *   qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm] [--kernel K]...
- *             [--tag T]... [--jobs N] [--out DIR] [--keep]
+ *             [--tag T]... [--jobs N] [--out DIR] [--keep] [--capture]
  *
  * Nothing here touches RDMA, namespaces or processes.
  */
@@ -42,6 +42,7 @@ struct qplab_run_opts {
 	int jobs;                                /* >= 1 */
 	const char *out;                         /* default "build/lab" */
 	bool keep;                               /* keep the topology after a failure */
+	bool capture;                            /* --capture: a pcap per scenario */
 	bool help;
 };
 
