@@ -201,6 +201,7 @@ static void run_serial(struct run_ctx *c, const struct qplab_catalogue *cat,
 			qplab_scenario_facts_free(&out.facts);
 	}
 	tot->left = run_ctx_finish(c);
+	run_tshark_stop(&c->tshark);
 	tot->built = c->built;
 }
 

@@ -162,6 +162,7 @@ struct run_ctx {
 	const char *pcap_dir;      /* where each scenario's pcap goes */
 	const char *pcap_rel;      /* pcap_dir as results.json names it */
 	struct run_cap cap;
+	struct run_tshark tshark;  /* one for the run (run_tshark.c) */
 };
 
 /* The vm backend (run_vm.c): the same run inside `netns/vm`, once per

@@ -169,7 +169,7 @@ void run_cap_take(struct run_cap *c, double t0, const char *dst, struct run_cap_
 		r->captured = true;
 }
 
-static const char *dissector(void)
+const char *run_cap_dissector(void)
 {
 	static char path[4300];
 	const char *env = getenv("QPLAB_WIRESHARK_LUA");
@@ -187,18 +187,12 @@ void run_cap_decode(struct run_cap_result *r)
 	char lua[4400];
 	char *argv[] = {(char *)"tshark", (char *)"-n", (char *)"-X", lua, (char *)"-r", r->path,
 			(char *)"-Y", (char *)"mooncake || infiniband", (char *)"-T", (char *)"ek",
-			(char *)"-e", (char *)"ip.src", (char *)"-e", (char *)"ip.dst",
-			(char *)"-e", (char *)"ipv6.src", (char *)"-e", (char *)"ipv6.dst",
-			(char *)"-e", (char *)"udp.length", (char *)"-e", (char *)"infiniband.bth.opcode",
-			(char *)"-e", (char *)"infiniband.bth.psn", (char *)"-e", (char *)"infiniband.bth.destqp",
-			(char *)"-e", (char *)"infiniband.bth.padcnt", (char *)"-e", (char *)"infiniband.aeth.syndrome",
-			(char *)"-e", (char *)"mooncake.type", (char *)"-e", (char *)"mooncake.role",
-			(char *)"-e", (char *)"mooncake.reply_msg", NULL};
+			RUN_TSHARK_FIELDS, NULL};
 	char *out = NULL, *line, *save = NULL;
 	size_t cap = 0;
 	int rc;
 
-	snprintf(lua, sizeof(lua), "lua_script:%s", dissector());
+	snprintf(lua, sizeof(lua), "lua_script:%s", run_cap_dissector());
 	rc = run_capture_err(argv, &out, "/dev/null");
 	if (rc != 0) {
 		snprintf(r->error, sizeof(r->error), "tshark -r %.150s failed (exit %d; scripts/deps.sh installs it)",

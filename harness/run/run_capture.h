@@ -72,8 +72,34 @@ void run_cap_stop(struct run_cap *c);
  * up (its file stops growing, bounded). */
 void run_cap_take(struct run_cap *c, double t0, const char *dst, struct run_cap_result *r);
 /* tshark (the Lua dissector for the handshake) over r->path into
- * r->pkts. */
+ * r->pkts: a tshark of its own. */
 void run_cap_decode(struct run_cap_result *r);
+/* The dissector: QPLAB_WIRESHARK_LUA, else the checkout's. */
+const char *run_cap_dissector(void);
+
+/* The fields tshark writes for the wire expectations (-e ...). */
+#define RUN_TSHARK_FIELDS                                                                             \
+	(char *)"-e", (char *)"ip.src", (char *)"-e", (char *)"ip.dst", (char *)"-e", (char *)"ipv6.src",     \
+	(char *)"-e", (char *)"ipv6.dst", (char *)"-e", (char *)"udp.length", (char *)"-e",                  \
+	(char *)"infiniband.bth.opcode", (char *)"-e", (char *)"infiniband.bth.psn", (char *)"-e",            \
+	(char *)"infiniband.bth.destqp", (char *)"-e", (char *)"infiniband.bth.padcnt", (char *)"-e",         \
+	(char *)"infiniband.aeth.syndrome", (char *)"-e", (char *)"mooncake.type", (char *)"-e",              \
+	(char *)"mooncake.role", (char *)"-e", (char *)"mooncake.reply_msg"
+
+/* One tshark for the run (run_tshark.c): started at the first scenario
+ * with wire expectations, fed each capture as part of one pcap stream. */
+struct run_tshark {
+	pid_t pid;                  /* 0 = not running */
+	int to_fd, from_fd;
+	char *buf;                  /* unread output */
+	size_t len, cap;
+	unsigned char hdr[24];      /* the stream's pcap header */
+	unsigned char last_ts[8];
+	bool last_ts_set, started, broken; /* broken: each scenario gets a tshark of its own */
+};
+/* Decodes r->path through t (else through run_cap_decode). */
+void run_tshark_decode(struct run_tshark *t, struct run_cap_result *r);
+void run_tshark_stop(struct run_tshark *t);
 void run_cap_result_free(struct run_cap_result *r);
 
 /* Seconds since the epoch (pcap's clock). */

@@ -278,7 +278,7 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 	teardown(c, &s, !rc && !qplab_run_interrupted && !c->last, kept, o);
 	trace_ms("teardown", &tt, &o->phase_ms[RUN_PHASE_TEARDOWN]);
 	if (p->nwire && o->cap.captured)
-		run_cap_decode(&o->cap);
+		run_tshark_decode(&c->tshark, &o->cap);
 	trace_ms("tshark", &tt, &o->phase_ms[RUN_PHASE_FACTS]);
 	o->phase_ms[RUN_PHASE_TEARDOWN] -= o->phase_ms[RUN_PHASE_TOPO_DOWN];
 	o->elapsed_s = (run_now_ms() - t0) / 1000.0;

@@ -50,6 +50,7 @@ struct qplab_wire_pkt {
 	int opcode, psn, destqp;    /* BTH */
 	int syndrome;               /* AETH syndrome byte, -1 = no AETH */
 	int payload;                /* RoCE payload bytes (qplab_wire_roce_payload), -1 unknown */
+	int udp_sport;              /* UDP source port, -1 = none (the runner's marker: 9) */
 	struct qplab_wire_msg msg[QPLAB_WIRE_MSGS];
 	size_t nmsg;
 };

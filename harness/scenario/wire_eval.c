@@ -124,6 +124,7 @@ int qplab_wire_pkt_parse(const char *line, size_t len, struct qplab_wire_pkt *p,
 								    : field(&r, layers, "ipv6_src", 0));
 	copy(p->dst, sizeof(p->dst), field(&r, layers, "ip_dst", 0) ? field(&r, layers, "ip_dst", 0)
 								    : field(&r, layers, "ipv6_dst", 0));
+	p->udp_sport = num(&r, layers, "udp_srcport");
 	p->opcode = num(&r, layers, "infiniband_bth_opcode");
 	p->roce = p->opcode >= 0;
 	if (p->roce) {
