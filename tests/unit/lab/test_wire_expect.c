@@ -165,6 +165,7 @@ START_TEST(tshark_records_are_read)
 	ck_assert_int_eq(pk[0].payload, 1024);
 	ck_assert_int_eq(pk[0].destqp, 0x12);
 	ck_assert_int_eq(pk[0].syndrome, -1);
+	ck_assert_int_eq(pk[0].udp_sport, -1); /* not asked for here */
 	ck_assert_int_eq(pk[2].syndrome, 0x61);
 	ck_assert_int_eq(pk[2].payload, 0);
 	ck_assert(!pk[3].roce);
