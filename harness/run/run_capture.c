@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "lab_conf.h"
 #include "run.h"
 #include "run_capture.h"
 #include "run_spawn.h"
@@ -74,18 +75,32 @@ static void reap(struct run_cap *c, int deadline_ms)
 	}
 }
 
+/* Shared mode: every host in one namespace, and a handshake between two
+ * of them goes over lo (only RoCE is steered out of the lab links:
+ * netns/topo's pair rules match rxe's bound source addresses).  So it
+ * listens on every interface, outgoing only (-Q out: each packet once,
+ * as it leaves its host, after the egress qdisc, before a veth can drop
+ * it), for the lab's TCP and RoCEv2. */
+#define SHARED_FILTER                                                                               \
+	"(tcp and (net " QPLAB_LAB_NET4 ".0.0/16 or net " QPLAB_LAB_NET6 "::/32)) or udp port 4791"
+
 int run_cap_start(struct run_cap *c, const struct run_topo *t, const char *dir, char *err, size_t errlen)
 {
 	const struct run_host *h = &t->hosts[0];
 	char log[4300];
-	bool bridge = t->bridge[0] != '\0';
-	const char *ifname = bridge ? t->bridge : h->ifname;
+	bool bridge = t->bridge[0] != '\0', shared = !strcmp(t->mode, "shared");
+	const char *ifname = shared ? "any" : bridge ? t->bridge : h->ifname;
 	char *argv[] = {(char *)"tcpdump", (char *)"-i", (char *)ifname, (char *)"-n", (char *)"-U",
-			(char *)"--immediate-mode", (char *)"-w", c->path, (char *)"tcp or udp port 4791", NULL};
+			(char *)"--immediate-mode", (char *)"-w", c->path,
+			(char *)(shared ? SHARED_FILTER : "tcp or udp port 4791"), NULL, NULL, NULL};
 	struct run_spawn sp = {.argv = argv, .err_path = log, .own_group = true};
 	double end;
 
 	memset(c, 0, sizeof(*c));
+	if (shared) {
+		argv[9] = (char *)"-Q";
+		argv[10] = (char *)"out";
+	}
 	if (!t->nhosts || !ifname[0]) {
 		snprintf(err, errlen, "capture: the topology names no interface to listen on");
 		return -1;
@@ -93,7 +108,9 @@ int run_cap_start(struct run_cap *c, const struct run_topo *t, const char *dir, 
 	snprintf(c->path, sizeof(c->path), "%s/.topo-%s.pcap", dir, t->id);
 	snprintf(log, sizeof(log), "%s.log", c->path);
 	unlink(log);
-	if (bridge) {
+	if (shared) {
+		snprintf(c->point, sizeof(c->point), "every interface, outgoing (shared mode: the handshake goes over lo)");
+	} else if (bridge) {
 		snprintf(c->point, sizeof(c->point), "bridge %s", ifname);
 	} else {
 		snprintf(c->point, sizeof(c->point), "%s's lab interface %s", h->name, ifname);

@@ -53,22 +53,27 @@ void run_tshark_stop(struct run_tshark *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* The marker: Ethernet, IPv4 127.0.0.1 -> 127.0.0.1, UDP 9 -> 9, one
- * byte; stamped with the stream's last time so it sorts after it. */
-static size_t marker(unsigned char *m, const unsigned char rec_ts[8])
+/* The marker: IPv4 127.0.0.1 -> 127.0.0.1, UDP 9 -> 9, one byte, behind
+ * the link header of the stream's link type (Ethernet, or Linux cooked
+ * for tcpdump -i any); stamped with the stream's last time so it sorts
+ * after it. */
+static size_t marker(unsigned char *m, const unsigned char rec_ts[8], unsigned int linktype)
 {
-	static const unsigned char frame[43] = {
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x08, 0x00,                    /* Ethernet, IPv4 */
-		0x45, 0, 0, 29, 0, 0, 0x40, 0, 64, 17, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1, /* IPv4, UDP */
-		0, 9, 0, 9, 0, 9, 0, 0, 'm',                                        /* UDP 9 -> 9, length 9 */
+	static const unsigned char eth[14] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x08, 0x00};
+	static const unsigned char sll[16] = {0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0x08, 0x00};
+	static const unsigned char ip_udp[29] = {
+		0x45, 0, 0, 29, 0, 0, 0x40, 0, 64, 17, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1, /* IPv4 */
+		0, 9, 0, 9, 0, 9, 0, 0, 'm',                                        /* UDP 9 -> 9 */
 	};
-	unsigned int len = sizeof(frame);
+	bool cooked = linktype == 113; /* LINKTYPE_LINUX_SLL */
+	unsigned int hl = cooked ? sizeof(sll) : sizeof(eth), len = hl + sizeof(ip_udp);
 
 	memcpy(m, rec_ts, 8);
 	memcpy(m + 8, &len, 4);
 	memcpy(m + 12, &len, 4);
-	memcpy(m + 16, frame, sizeof(frame));
-	return 16 + sizeof(frame);
+	memcpy(m + 16, cooked ? sll : eth, hl);
+	memcpy(m + 16 + hl, ip_udp, sizeof(ip_udp));
+	return 16 + len;
 }
 
 static int add_pkt(struct run_cap_result *r, struct qplab_wire_pkt *p)
@@ -192,7 +197,12 @@ static unsigned char *stream_bytes(struct run_tshark *t, const char *path, size_
 		memcpy(ts, t->last_ts, 8);
 	memcpy(t->last_ts, ts, 8);
 	t->last_ts_set = true;
-	*n = at + got + marker(buf + at + got, ts);
+	{
+		unsigned int linktype;
+
+		memcpy(&linktype, hdr + 20, 4);
+		*n = at + got + marker(buf + at + got, ts, linktype);
+	}
 	return buf;
 }
 
