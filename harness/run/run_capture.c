@@ -78,12 +78,13 @@ static void reap(struct run_cap *c, int deadline_ms)
 /* Shared mode: every host in one namespace, and a handshake between two
  * of them goes over lo (only RoCE is steered out of the lab links:
  * netns/topo's pair rules match rxe's bound source addresses).  So it
- * listens on every interface, outgoing only (-Q out: each packet once,
- * as it leaves its host, after the egress qdisc, before a veth can drop
- * it), for the lab's TCP and RoCEv2. */
+ * listens on every interface: RoCEv2 outgoing (each packet once, as it
+ * leaves its host, after the egress qdisc, before a veth can drop it),
+ * the lab's TCP incoming (libpcap drops lo's outgoing copies, so a TCP
+ * segment is seen once, where it arrives). */
 #define SHARED_FILTER                                                                               \
-	"(tcp and (net " QPLAB_LAB_NET4 ".0.0/16 or net " QPLAB_LAB_NET6 "::/32)) or udp port 4791"
-
+	"(udp port 4791 and outbound) or (inbound and tcp and (net " QPLAB_LAB_NET4 ".0.0/16 or net "  \
+	QPLAB_LAB_NET6 "::/32))"
 int run_cap_start(struct run_cap *c, const struct run_topo *t, const char *dir, char *err, size_t errlen)
 {
 	const struct run_host *h = &t->hosts[0];
@@ -92,15 +93,11 @@ int run_cap_start(struct run_cap *c, const struct run_topo *t, const char *dir, 
 	const char *ifname = shared ? "any" : bridge ? t->bridge : h->ifname;
 	char *argv[] = {(char *)"tcpdump", (char *)"-i", (char *)ifname, (char *)"-n", (char *)"-U",
 			(char *)"--immediate-mode", (char *)"-w", c->path,
-			(char *)(shared ? SHARED_FILTER : "tcp or udp port 4791"), NULL, NULL, NULL};
+			(char *)(shared ? SHARED_FILTER : "tcp or udp port 4791"), NULL};
 	struct run_spawn sp = {.argv = argv, .err_path = log, .own_group = true};
 	double end;
 
 	memset(c, 0, sizeof(*c));
-	if (shared) {
-		argv[9] = (char *)"-Q";
-		argv[10] = (char *)"out";
-	}
 	if (!t->nhosts || !ifname[0]) {
 		snprintf(err, errlen, "capture: the topology names no interface to listen on");
 		return -1;
@@ -109,7 +106,7 @@ int run_cap_start(struct run_cap *c, const struct run_topo *t, const char *dir, 
 	snprintf(log, sizeof(log), "%s.log", c->path);
 	unlink(log);
 	if (shared) {
-		snprintf(c->point, sizeof(c->point), "every interface, outgoing (shared mode: the handshake goes over lo)");
+		snprintf(c->point, sizeof(c->point), "every interface (shared mode: RoCE as it leaves, the handshake as it arrives over lo)");
 	} else if (bridge) {
 		snprintf(c->point, sizeof(c->point), "bridge %s", ifname);
 	} else {

@@ -55,23 +55,27 @@ void run_tshark_stop(struct run_tshark *t)
 
 /* The marker: IPv4 127.0.0.1 -> 127.0.0.1, UDP 9 -> 9, one byte, behind
  * the link header of the stream's link type (Ethernet, or Linux cooked
- * for tcpdump -i any); stamped with the stream's last time so it sorts
+ * v1 or v2 for tcpdump -i any); stamped with the stream's last time so it sorts
  * after it. */
 static size_t marker(unsigned char *m, const unsigned char rec_ts[8], unsigned int linktype)
 {
 	static const unsigned char eth[14] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x08, 0x00};
 	static const unsigned char sll[16] = {0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0x08, 0x00};
+	/* LINKTYPE_LINUX_SLL2 (tcpdump -i any since libpcap 1.10): protocol,
+	 * reserved, ifindex, ARPHRD, packet type, address length, address. */
+	static const unsigned char sll2[20] = {0x08, 0x00, 0, 0, 0, 0, 0, 1, 0, 1, 0, 6};
 	static const unsigned char ip_udp[29] = {
 		0x45, 0, 0, 29, 0, 0, 0x40, 0, 64, 17, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1, /* IPv4 */
 		0, 9, 0, 9, 0, 9, 0, 0, 'm',                                        /* UDP 9 -> 9 */
 	};
-	bool cooked = linktype == 113; /* LINKTYPE_LINUX_SLL */
-	unsigned int hl = cooked ? sizeof(sll) : sizeof(eth), len = hl + sizeof(ip_udp);
+	const unsigned char *lh = linktype == 113 ? sll : linktype == 276 ? sll2 : eth; /* SLL, SLL2, Ethernet */
+	unsigned int hl = linktype == 113 ? sizeof(sll) : linktype == 276 ? sizeof(sll2) : sizeof(eth);
+	unsigned int len = hl + sizeof(ip_udp);
 
 	memcpy(m, rec_ts, 8);
 	memcpy(m + 8, &len, 4);
 	memcpy(m + 12, &len, 4);
-	memcpy(m + 16, cooked ? sll : eth, hl);
+	memcpy(m + 16, lh, hl);
 	memcpy(m + 16 + hl, ip_udp, sizeof(ip_udp));
 	return 16 + len;
 }
