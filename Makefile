@@ -371,8 +371,9 @@ bench: deps-check all $(BENCH_BINS)
 # make lab [KERNELS="6.1 6.12 7"] [LAB_ARGS="--tag smoke"]: the catalogue on the
 # best backend (netns here when netns/probe says so, else one VM boot per
 # kernel); TAP on stdout, results.json, junit.xml and report.html in build/lab/.
+# CAPTURE=1: a pcap per scenario in build/lab/pcaps (qplab run --capture).
 lab: deps-check all
-	$(QPLAB) run scenarios $(foreach k,$(KERNELS),--kernel $(k)) --out $(BUILD)/lab $(LAB_ARGS)
+	$(QPLAB) run scenarios $(foreach k,$(KERNELS),--kernel $(k)) --out $(BUILD)/lab $(if $(filter 1,$(CAPTURE)),--capture) $(LAB_ARGS)
 	$(MAKE) lab-mooncake
 
 $(BUILD)/qphs.pc: Makefile

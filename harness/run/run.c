@@ -18,6 +18,7 @@
 #include "run.h"
 #include "run_args.h"
 #include "run_jobs.h"
+#include "run_wire.h"
 
 volatile sig_atomic_t qplab_run_interrupted;
 
@@ -146,6 +147,8 @@ static void add_impls(json_object *j, const struct qplab_plan *p, const struct r
 /* The output directory of this run (run_here): "logs" paths are relative
  * to it, where results.json and report.html are. */
 static const char *run_out_dir = "";
+/* The scenarios' pcaps: OUT/pcaps, "pcaps" in results.json. */
+static const char *run_pcap_rel = "pcaps";
 
 /* "logs": host -> its agent's log (run_agent.c names it by host, so it
  * holds the lines of every scenario that host ran in this directory). */
@@ -190,6 +193,10 @@ json_object *run_scenario_json(const struct qplab_plan *p, struct run_outcome *o
 	if (j && o->status != QPLAB_SKIP) {
 		add_overhead(j, o);
 		add_logs(j, p);
+		if (run_wire_json(j, p, o, run_pcap_rel) > 0 && r.status == QPLAB_PASS)
+			json_object_object_add(j, "status", json_object_new_string(qplab_status_name(QPLAB_FAIL)));
+	} else {
+		run_cap_result_free(&o->cap);
 	}
 	if (j)
 		add_impls(j, p, o);
@@ -218,6 +225,7 @@ static void run_serial(struct run_ctx *c, const struct qplab_catalogue *cat,
 			qplab_scenario_facts_free(&out.facts);
 	}
 	tot->left = run_ctx_finish(c);
+	run_tshark_stop(&c->tshark);
 	tot->built = c->built;
 }
 
@@ -233,12 +241,20 @@ static void report_foreign(void)
 		       "alone): %s\n", n, n == 1 ? "" : "s", list);
 }
 
+static bool catalogue_has_wire(const struct qplab_catalogue *cat)
+{
+	for (size_t i = 0; i < cat->n; i++)
+		if (cat->plans[i]->nwire)
+			return true;
+	return false;
+}
+
 /* Runs every scenario here (inside the lab): serially, or with --jobs N
  * on N workers (netns mode; shared mode refuses, run_args.c). */
 static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 {
 	const char *caps[8];
-	char mode[16], err[512], kernel[128] = "", logdir[4200];
+	char mode[16], err[512], kernel[128] = "", logdir[4200], pcapdir[4200];
 	struct utsname u;
 	struct qplab_tap tap;
 	struct run_ctx c = {.caps = caps};
@@ -269,6 +285,11 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	snprintf(logdir, sizeof(logdir), "%s/logs", o->out);
 	run_out_dir = o->out;
 	qplab_report_mkdir(logdir);
+	snprintf(pcapdir, sizeof(pcapdir), "%s/pcaps", o->out);
+	c.capture = o->capture;
+	c.pcap_dir = pcapdir;
+	if (o->capture || catalogue_has_wire(cat))
+		qplab_report_mkdir(pcapdir);
 	/* Scenarios sharing a topology run one after another (run_order.c). */
 	run_order_plans(cat->plans, cat->n);
 	setenv("QPLAB_RUN_LOGDIR", logdir, 1);

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "agent_msg.h"
+#include "run_capture.h"
 #include "scenario/expect.h"
 #include "scenario/scenario.h"
 
@@ -70,6 +71,7 @@ struct run_topo {
 	char unowned4[64], unroutable4[64];
 	struct run_host hosts[QPLAB_MAX_HOSTS];
 	size_t nhosts;
+	char bridge[64];           /* the bridge of 3+ hosts, "" = a veth pair */
 	bool up;
 };
 
@@ -82,6 +84,9 @@ double run_mult(void);
  * frees; may be NULL); stderr goes to the runner's.  Returns exit status,
  * or -1 when it could not run. */
 int run_capture(char *const argv[], char **out);
+/* The same with the child's stderr appended to err_path (NULL: the
+ * runner's). */
+int run_capture_err(char *const argv[], char **out, const char *err_path);
 
 /* What a topology for p must be built with (the `topo up` words without
  * the name and the MTUs: those are set in place) into sig; two plans with
@@ -168,6 +173,13 @@ struct run_ctx {
 	 * error): topo up/down cost seconds under TCG. */
 	struct run_topo topo;
 	char sig[1024];
+	/* Captures (run_capture.h): --capture, or a scenario's wire
+	 * expectations; one tcpdump per topology build. */
+	bool capture;              /* --capture: every scenario */
+	const char *pcap_dir;      /* where each scenario's pcap goes */
+	const char *pcap_rel;      /* pcap_dir as results.json names it */
+	struct run_cap cap;
+	struct run_tshark tshark;  /* one for the run (run_tshark.c) */
 };
 
 /* The vm backend (run_vm.c): the same run inside `netns/vm`, once per
@@ -208,6 +220,7 @@ struct run_outcome {
 	char backend[16], kernel[128];
 	struct qplab_scenario_facts facts;
 	bool have_facts;
+	struct run_cap_result cap; /* its capture, when it was captured */
 };
 
 void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outcome *out);

@@ -17,7 +17,7 @@ void qplab_run_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm] [--kernel K]...\n"
-		"                 [--tag T]... [--jobs N] [--out DIR] [--keep]\n"
+		"                 [--tag T]... [--jobs N] [--out DIR] [--keep] [--capture]\n"
 		"                 [--impl HOST=NAME]... [--placements] [--mooncake-agent PATH]\n\n"
 		"Runs scenario files (a directory means every *.json below it; none means the\n"
 		"catalogue).  TAP on stdout; results.json, junit.xml and report.html (open it in\n"
@@ -30,6 +30,9 @@ void qplab_run_usage(FILE *out)
 		"  --out DIR     output directory\n"
 		"  --keep        leave the topology of a scenario that errored, and of the last\n"
 		"                scenario, in place for inspection (netns/topo down --name ID)\n"
+		"  --capture     a pcap of each scenario's lab traffic (handshake TCP, RoCEv2 UDP\n"
+		"                4791) in DIR/pcaps, at most 8 MiB each; a scenario with wire\n"
+		"                expectations is always captured\n"
 		"  --impl HOST=NAME  host HOST runs NAME (qplab, mooncake-compat, mooncake),\n"
 		"                whatever the file says (repeat for several hosts)\n"
 		"  --placements  run each scenario with \"placements\" once per placement (the\n"
@@ -134,6 +137,10 @@ int qplab_run_parse_args(int argc, char **argv, struct qplab_run_opts *o, char *
 		}
 		if (!strcmp(a, "--placements")) {
 			o->placements = true;
+			continue;
+		}
+		if (!strcmp(a, "--capture")) {
+			o->capture = true;
 			continue;
 		}
 		if (strncmp(a, "--", 2) || !strcmp(a, "--")) {

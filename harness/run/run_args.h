@@ -4,7 +4,7 @@
  * checked before anything is built.
  *
  *   qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm] [--kernel K]...
- *             [--tag T]... [--jobs N] [--out DIR] [--keep]
+ *             [--tag T]... [--jobs N] [--out DIR] [--keep] [--capture]
  *             [--impl HOST=NAME]... [--placements] [--mooncake-agent PATH]
  *
  * Nothing here touches RDMA, namespaces or processes.
@@ -43,6 +43,7 @@ struct qplab_run_opts {
 	int jobs;                                /* >= 1 */
 	const char *out;                         /* default "build/lab" */
 	bool keep;                               /* keep the topology after a failure */
+	bool capture;                            /* --capture: a pcap per scenario */
 	bool help;
 	/* --impl HOST=NAME: host HOST of every scenario that has one runs
 	 * NAME (a qplab_impls name), whatever its file says. */

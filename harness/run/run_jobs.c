@@ -118,6 +118,7 @@ static void worker_main(const struct run_ctx *proto, int w, int jobs, const stru
 			break;
 	}
 	m.left = run_ctx_finish(&c);
+	run_tshark_stop(&c.tshark);
 	m.built = c.built;
 	send_msg(fd, &m, NULL);
 	close(fd);

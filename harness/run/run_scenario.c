@@ -129,6 +129,44 @@ static int final_facts(struct run_state *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* The scenario's window of the topology's capture, with the hosts'
+ * addresses for the wire expectations' from and to. */
+static void take_capture(struct run_ctx *c, struct run_state *s, struct run_outcome *o)
+{
+	char dst[4400], name[sizeof(s->p->id)];
+	struct run_cap_result *r = &o->cap;
+
+	snprintf(name, sizeof(name), "%s", s->p->id);
+	for (char *q = name; *q; q++)
+		*q = *q == '/' ? '-' : *q;
+	snprintf(dst, sizeof(dst), "%s/%s.pcap", c->pcap_dir ? c->pcap_dir : ".", name);
+	r->nhosts = s->p->nhosts;
+	for (size_t h = 0; h < s->p->nhosts; h++)
+		if (s->hostmap[h] >= 0) {
+			snprintf(r->addr[h][0], sizeof(r->addr[h][0]), "%s", s->t->hosts[s->hostmap[h]].addr4);
+			snprintf(r->addr[h][1], sizeof(r->addr[h][1]), "%s", s->t->hosts[s->hostmap[h]].addr6);
+		}
+	run_cap_take(&c->cap, c->cap.t0, dst, r);
+}
+
+/* Captured: --capture, or wire expectations.  One tcpdump per topology
+ * build: started here when the topology has none running (a new one, or
+ * its tcpdump ended with a link that went down). */
+static void start_capture(struct run_ctx *c, const struct qplab_plan *p, struct run_outcome *o)
+{
+	c->cap.want = false;
+	if (!(c->capture || p->nwire) || !c->topo.up)
+		return;
+	if (!run_cap_alive(&c->cap)) {
+		run_cap_stop(&c->cap);
+		if (run_cap_start(&c->cap, &c->topo, c->pcap_dir ? c->pcap_dir : ".", o->cap.error,
+				  sizeof(o->cap.error)))
+			return;
+	}
+	c->cap.want = true;
+	c->cap.t0 = run_wall_s();
+}
+
 /* Agents out (all asked at once), their QPs counted (one `rdma` for all
  * hosts).  The topology stays for the next scenario when it can be reset
  * (keep_topo), stays for inspection (--keep: counted as kept, not as
@@ -150,9 +188,12 @@ static void teardown(struct run_ctx *c, struct run_state *s, bool keep_topo, boo
 		rxe[h] = s->hostmap[h] >= 0 ? s->t->hosts[s->hostmap[h]].rxe : "";
 	}
 	run_count_qps(rxe, s->p->nhosts, qps);
+	if (c->cap.want)
+		take_capture(c, s, o);
 	if (getenv("QPLAB_RUN_TRACE"))
 		fprintf(stderr, "qplab run: agents stopped, QPs counted %.0f ms\n", run_now_ms() - t0);
 	if (kept) {
+		run_cap_stop(&c->cap);
 		snprintf(o->kept, sizeof(o->kept), "%s", c->topo.id);
 		fprintf(stderr, "qplab run: --keep: topology %s left up (netns/topo down --name %s)\n",
 			c->topo.id, c->topo.id);
@@ -175,6 +216,7 @@ static void teardown(struct run_ctx *c, struct run_state *s, bool keep_topo, boo
 
 int run_ctx_finish(struct run_ctx *c)
 {
+	run_cap_stop(&c->cap);
 	int left = run_topo_down(&c->topo);
 
 	run_topo_free(&c->topo);
@@ -279,6 +321,9 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 	snprintf(o->backend, sizeof(o->backend), "%s", c->topo.mode);
 	snprintf(o->kernel, sizeof(o->kernel), "%s", c->topo.kernel);
 	if (!rc)
+		start_capture(c, p, o);
+	trace_ms("capture", &tt, &o->phase_ms[RUN_PHASE_TOPO]);
+	if (!rc)
 		rc = start_agents(&s, err, sizeof(err));
 	trace_ms("agents ready", &tt, &o->phase_ms[RUN_PHASE_AGENTS]);
 	if (!rc)
@@ -301,6 +346,9 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 	kept = c->keep && c->topo.up && (rc || c->last);
 	teardown(c, &s, !rc && !qplab_run_interrupted && !c->last && !has_mooncake(p), kept, o);
 	trace_ms("teardown", &tt, &o->phase_ms[RUN_PHASE_TEARDOWN]);
+	if (p->nwire && o->cap.captured)
+		run_tshark_decode(&c->tshark, &o->cap);
+	trace_ms("tshark", &tt, &o->phase_ms[RUN_PHASE_FACTS]);
 	o->phase_ms[RUN_PHASE_TEARDOWN] -= o->phase_ms[RUN_PHASE_TOPO_DOWN];
 	if (o->status == QPLAB_SKIP) {
 		qplab_scenario_facts_free(&o->facts);

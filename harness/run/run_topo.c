@@ -18,7 +18,12 @@
 
 int run_capture(char *const argv[], char **out)
 {
-	struct run_spawn sp = {.argv = argv};
+	return run_capture_err(argv, out, NULL);
+}
+
+int run_capture_err(char *const argv[], char **out, const char *err_path)
+{
+	struct run_spawn sp = {.argv = argv, .err_path = err_path};
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap);
 
@@ -82,6 +87,16 @@ static void host_exec(struct jread *r, json_object *h, struct run_host *rh)
 
 /* netns/topo up's JSON, read strictly like every JSON the harness takes
  * in (cli/jread.h): t was zeroed by the caller, so what is absent is "". */
+/* "link": {"kind": "veth"|"bridge", "bridge": NAME or null}. */
+static void link_bridge(struct jread *r, json_object *o, struct run_topo *t)
+{
+	json_object *link = jread_object_or_null(o, "link"), *b;
+
+	t->bridge[0] = '\0';
+	if (link && json_object_object_get_ex(link, "bridge", &b) && b)
+		jread_str_copy(r, link, "bridge", t->bridge, sizeof(t->bridge));
+}
+
 static int parse_topo(const char *text, struct run_topo *t, char *err, size_t errlen)
 {
 	struct jread r = {.what = "topo up: its output", .err = err, .errlen = errlen};
@@ -103,6 +118,7 @@ static int parse_topo(const char *text, struct run_topo *t, char *err, size_t er
 	jread_str_copy(&r, o, "kernel", t->kernel, sizeof(t->kernel));
 	jread_str_copy(&r, o, "unowned4", t->unowned4, sizeof(t->unowned4));
 	jread_str_copy(&r, o, "unroutable4", t->unroutable4, sizeof(t->unroutable4));
+	link_bridge(&r, o, t);
 	t->nhosts = json_object_array_length(hosts);
 	if (t->nhosts > QPLAB_MAX_HOSTS)
 		t->nhosts = QPLAB_MAX_HOSTS;

@@ -163,6 +163,25 @@ static void tag_names(json_object *doc, const char *tag)
 	}
 }
 
+/* The same for "pcaps" (objects with "path", run_wire.c). */
+static void prefix_pcaps(json_object *sc, const char *kernel)
+{
+	json_object *pcaps, *path;
+
+	if (!json_object_object_get_ex(sc, "pcaps", &pcaps) || !json_object_is_type(pcaps, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(pcaps); i++) {
+		json_object *pc = json_object_array_get_idx(pcaps, i);
+		char p[4600];
+
+		if (!json_object_object_get_ex(pc, "path", &path) || !json_object_is_type(path, json_type_string) ||
+		    json_object_get_string(path)[0] == '/')
+			continue;
+		snprintf(p, sizeof(p), "kernel-%s/%s", kernel, json_object_get_string(path));
+		json_object_object_add(pc, "path", json_object_new_string(p));
+	}
+}
+
 /* The inner run's "logs" paths are relative to OUT/kernel-K/; the merged
  * results.json is in OUT. */
 static void prefix_logs(json_object *doc, const char *kernel)
@@ -175,6 +194,7 @@ static void prefix_logs(json_object *doc, const char *kernel)
 		if (!json_object_object_get_ex(json_object_array_get_idx(runs, r), "scenarios", &scs))
 			continue;
 		for (size_t i = 0; i < json_object_array_length(scs); i++) {
+			prefix_pcaps(json_object_array_get_idx(scs, i), kernel);
 			if (!json_object_object_get_ex(json_object_array_get_idx(scs, i), "logs", &logs) ||
 			    !json_object_is_type(logs, json_type_object))
 				continue;

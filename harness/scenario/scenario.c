@@ -13,6 +13,7 @@
 #include "qphs/error.h"
 #include "qphs/json.h"
 #include "scenario_int.h"
+#include "wire.h"
 
 const char *const qplab_capabilities[] = {
 	"rxe_netns", /* rxe keeps a UDP socket per namespace (probe: netns_rxe) */
@@ -119,7 +120,7 @@ static void parse_root(struct sc_ctx *ctx, json_object *root)
 {
 	static const char *const keys[] = {"description", "source", "tags", "requires",
 					   "timeout_ms", "hosts", "links", "steps",
-					   "expect", "placements", NULL};
+					   "expect", "placements", "wire", NULL};
 	struct qplab_plan *plan = ctx->plan;
 	const char *s;
 	long v;
@@ -143,6 +144,7 @@ static void parse_root(struct sc_ctx *ctx, json_object *root)
 	qplab__sc_links(ctx, root);
 	qplab__sc_steps(ctx, root);
 	qplab__sc_expects(ctx, root);
+	qplab__sc_wire(ctx, root);
 }
 
 /* Comment stripping, then json-c (strict), then the pre-scan.  The whole
@@ -307,6 +309,7 @@ void qplab_plan_free(struct qplab_plan *plan)
 		free(e->label);
 	}
 	free(plan->expect);
+	qplab_wire_free(plan->wire, plan->nwire);
 	free(plan->steps);
 	free(plan->links);
 	free(plan->tags);

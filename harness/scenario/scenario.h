@@ -297,6 +297,8 @@ struct qplab_step {
 	struct qplab_assert until;   /* wait */
 };
 
+struct qplab_wire_expect; /* wire.h */
+
 struct qplab_plan {
 	char *file;                  /* as given to the parser */
 	char id[2 * QPLAB_NAME_MAX + 64]; /* "topic/name" from the path */
@@ -320,6 +322,8 @@ struct qplab_plan {
 	 * --placements runs it once per set. */
 	unsigned placements[QPLAB_MAX_PLACEMENTS];
 	size_t nplacements;
+	struct qplab_wire_expect *wire; /* the `wire` section (wire.h) */
+	size_t nwire;
 };
 
 /* Parses `len` bytes of `text` (need not be NUL-terminated); `file` names

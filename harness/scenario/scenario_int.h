@@ -108,6 +108,7 @@ void qplab__sc_netem(struct sc_ctx *ctx, json_object *obj, const char *path,
 		     struct qplab_netem *out);
 void qplab__sc_steps(struct sc_ctx *ctx, json_object *root);
 void qplab__sc_expects(struct sc_ctx *ctx, json_object *root);
+void qplab__sc_wire(struct sc_ctx *ctx, json_object *root); /* scenario_wire.c */
 /* Parses one assertion block; `extra` are keys the caller handles. */
 void qplab__sc_assert(struct sc_ctx *ctx, json_object *obj, const char *path,
 		      struct qplab_assert *a, const char *const *extra);
