@@ -23,7 +23,9 @@ static void trace(const char *what, double *t)
 
 static int start_agents(struct run_state *s, char *err, size_t errlen)
 {
-	double deadline = run_now_ms() + 10000 * run_mult();
+	/* A machine over ssh: a session to open and every provider of its
+	 * libibverbs to load (the lab's agents load rxe's alone). */
+	double deadline = run_now_ms() + (s->t->inv ? 60000 : 10000) * run_mult();
 
 	for (size_t h = 0; h < s->p->nhosts; h++) {
 		s->hostmap[h] = -1;
@@ -91,6 +93,7 @@ static void teardown(struct run_ctx *c, struct run_state *s, bool keep_topo, boo
 {
 	int qps[QPLAB_MAX_HOSTS], left = 0, agents = 0;
 	const char *rxe[QPLAB_MAX_HOSTS];
+	long pids[QPLAB_MAX_HOSTS];
 	double t0 = run_now_ms();
 
 	for (size_t h = 0; h < s->p->nhosts; h++)
@@ -101,8 +104,14 @@ static void teardown(struct run_ctx *c, struct run_state *s, bool keep_topo, boo
 		run_agent_stop(&s->ag[h], (int)qplab_scaled_ms(3000, run_mult()));
 		agents += pid > 0 && kill(pid, 0) == 0;
 		rxe[h] = s->hostmap[h] >= 0 ? s->t->hosts[s->hostmap[h]].rxe : "";
+		pids[h] = s->ag[h].remote_pid;
 	}
-	run_count_qps(rxe, s->p->nhosts, qps);
+	/* On real machines other users' QPs are no leftovers: only the
+	 * agents' own are counted. */
+	if (c->inv)
+		run_hosts_count_qps(s->t, s->hostmap, pids, s->p->nhosts, qps);
+	else
+		run_count_qps(rxe, s->p->nhosts, qps);
 	if (getenv("QPLAB_RUN_TRACE"))
 		fprintf(stderr, "qplab run: agents stopped, QPs counted %.0f ms\n", run_now_ms() - t0);
 	if (kept) {
@@ -141,8 +150,15 @@ static int topology(struct run_ctx *c, const struct qplab_plan *p, char *err, si
 {
 	char sig[1024], id[16];
 
-	run_topo_sig(p, c->mode, sig, sizeof(sig));
-	if (!(c->topo.up && !strcmp(sig, c->sig))) {
+	if (c->inv) /* the same machines for every scenario */
+		snprintf(sig, sizeof(sig), "hosts");
+	else
+		run_topo_sig(p, c->mode, sig, sizeof(sig));
+	if (c->inv && !c->topo.up) {
+		if (run_hosts_topo(c->inv, &c->topo, err, errlen))
+			return -1;
+		snprintf(c->sig, sizeof(c->sig), "%s", sig);
+	} else if (!(c->topo.up && !strcmp(sig, c->sig))) {
 		if (c->topo.up)
 			run_ctx_finish(c);
 		run_topo_name(c, c->seq++, id, sizeof(id));
@@ -206,6 +222,8 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 		s.hostmap[i] = -1;
 	o->status = QPLAB_PASS;
 	skip = qplab_plan_skip_reason(p, c->caps, o->reason, sizeof(o->reason));
+	if (!skip && c->inv && !qplab_inventory_fits(c->inv, p, o->reason, sizeof(o->reason)))
+		skip = o->reason;
 	if (skip) {
 		o->status = QPLAB_SKIP;
 		return;
@@ -229,7 +247,7 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 		snprintf(o->reason, sizeof(o->reason), "%.500s", err);
 	}
 	/* --keep: an errored scenario's topology, and the run's last one. */
-	kept = c->keep && c->topo.up && (rc || c->last);
+	kept = c->keep && !c->inv && c->topo.up && (rc || c->last); /* machines are put back */
 	teardown(c, &s, !rc && !qplab_run_interrupted && !c->last, kept, o);
 	trace_ms("teardown", &tt, &o->phase_ms[RUN_PHASE_TEARDOWN]);
 	o->phase_ms[RUN_PHASE_TEARDOWN] -= o->phase_ms[RUN_PHASE_TOPO_DOWN];

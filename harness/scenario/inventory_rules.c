@@ -130,6 +130,12 @@ bool qplab_inventory_fits(const struct qplab_inventory *inv, const struct qplab_
 			if (l->netem.set &&
 			    !host_fault(inv, p, ends[e], QPLAB_INV_FAULT_NETEM, reason, len))
 				return false;
+			if (l->netem.set && strcmp(l->netem.traffic, "all")) {
+				snprintf(reason, len,
+					 "line %d: netem on %s traffic only needs the lab topology's filters",
+					 l->line, l->netem.traffic);
+				return false;
+			}
 		}
 	}
 	for (size_t i = 0; i < p->nsteps; i++) {
@@ -145,6 +151,16 @@ bool qplab_inventory_fits(const struct qplab_inventory *inv, const struct qplab_
 		}
 		if (f && !host_fault(inv, p, st->host, f, reason, len))
 			return false;
+		if (f == QPLAB_INV_FAULT_BLACKHOLE) {
+			snprintf(reason, len, "step %zu: the hosts backend does not carry out blackhole yet", i + 1);
+			return false;
+		}
+		if (st->kind == QPLAB_STEP_NETEM_ON && strcmp(st->netem.traffic, "all")) {
+			snprintf(reason, len,
+				 "step %zu: netem on %s traffic only needs the lab topology's filters; the hosts backend applies netem to all traffic only",
+				 i + 1, st->netem.traffic);
+			return false;
+		}
 	}
 	return true;
 }
