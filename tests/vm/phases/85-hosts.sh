@@ -59,18 +59,6 @@ EOT
 inventory a,b link >"$OUT/inventory.json"
 inventory a "" >"$OUT/inventory-a.json"
 
-# 0. qplab doctor --inventory: every check passes on both hosts; a host
-# whose qplab is missing (not the runner's build) fails, exit 1.
-doc=$("$Q" doctor --inventory "$OUT/inventory.json" 2>&1) || fail "doctor --inventory failed: $doc"
-printf '%s\n' "$doc" | sed 's/^/  /'
-grep -q "^ok: 0 problems on 2 hosts" <<<"$doc" || fail "doctor --inventory: no verdict"
-sed "s|\"qplab\": \"$Q\"|\"qplab\": \"/nonexistent/qplab\"|" "$OUT/inventory-a.json" >"$OUT/inventory-badq.json"
-rc=0
-doc=$("$Q" doctor --inventory "$OUT/inventory-badq.json" 2>&1) || rc=$?
-if [ $rc != 1 ] || ! grep -q "FAIL qplab /nonexistent/qplab: build missing" <<<"$doc"; then
-	fail "doctor did not fail a host without the runner's build (exit $rc): $doc"
-fi
-
 # 1. The smoke slice and one remote fault, in one run.
 t0=${EPOCHREALTIME/[.,]/}
 rc=0
@@ -126,7 +114,19 @@ wait $run || rc=$?
 sed 's/^/  /' "$OUT/kill.tap"
 grep -q '^not ok [0-9]* - .*agent a' "$OUT/kill.tap" || fail "the runner did not report the lost agent a (exit $rc)"
 
-# 4. qplab quirks --inventory: each host probes its own device over ssh;
+# 4. qplab doctor --inventory: every check passes on both hosts; a host
+# whose qplab is missing (not the runner's build) fails, exit 1.
+doc=$("$Q" doctor --inventory "$OUT/inventory.json" 2>&1) || fail "doctor --inventory failed: $doc"
+printf '%s\n' "$doc" | sed 's/^/  /'
+grep -q "^ok: 0 problems on 2 hosts" <<<"$doc" || fail "doctor --inventory: no verdict"
+sed "s|\"qplab\": \"$Q\"|\"qplab\": \"/nonexistent/qplab\"|" "$OUT/inventory-a.json" >"$OUT/inventory-badq.json"
+rc=0
+doc=$("$Q" doctor --inventory "$OUT/inventory-badq.json" 2>&1) || rc=$?
+if [ $rc != 1 ] || ! grep -q "FAIL qplab /nonexistent/qplab: build missing" <<<"$doc"; then
+	fail "doctor did not fail a host without the runner's build (exit $rc): $doc"
+fi
+
+# 5. qplab quirks --inventory: each host probes its own device over ssh;
 # one matrix, a column per host ("a: KERNEL rxe", "b: ...").
 rc=0
 "$Q" quirks --inventory "$OUT/inventory.json" >"$OUT/quirks.md" 2>"$OUT/quirks.err" || rc=$?
