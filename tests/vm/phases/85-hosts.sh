@@ -1,4 +1,4 @@
-# sets: full
+# sets: hosts
 # shellcheck shell=bash disable=SC2154 # sourced by in-vm.sh after netns/lib.sh and tests/vm/lib.sh
 # The hosts backend over real ssh, in one guest: an sshd of this run's own
 # on 127.0.0.1 (tests/vm/sshd-here.sh, keys made for the run), a shared
