@@ -147,7 +147,7 @@ $(SHARED_LIB): $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,libqphs.so.0 $(REAL_LDFLAGS) -o $@ $^ $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
 $(QPLAB): $(HARNESS_OBJ) $(STATIC_LIB)
-	$(CC) $(REAL_LDFLAGS) -o $@ $(HARNESS_OBJ) $(LIBS_ALL)
+	$(CC) -Wl,--build-id=sha1 $(REAL_LDFLAGS) -o $@ $(HARNESS_OBJ) $(LIBS_ALL)
 
 # The unit runner's suite list comes from the file names: tests/unit/test_NAME.c
 # defines `Suite *suite_NAME(void)`.

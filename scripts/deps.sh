@@ -28,6 +28,10 @@ PACKAGES=(
 	hyperfine linux-perf
 	# the browser test (tests/browser: report.html in headless Chromium)
 	chromium nodejs
+	# the hosts-vm backend: each lab guest runs its own sshd from the host's
+	# root filesystem (installed so that the host's own sshd neither starts
+	# nor is enabled: quiet_sshd below)
+	openssh-server openssh-client
 	# lab-kernels.sh
 	apt dpkg ca-certificates
 	# make ci-validate: the Vagrantfile (vagrant validate), the CI workflow
@@ -102,6 +106,36 @@ kernels_missing() {
 	! "$here/lab-kernels.sh" --check >/dev/null 2>&1
 }
 
+# openssh-server is here for the lab guests' sshd (netns/vm runs it in each
+# guest with keys made per run), not to serve this machine.  Debian's
+# switch /etc/ssh/sshd_not_to_be_run (honoured by the init script and by
+# ssh.service) keeps the host's sshd from ever starting; a policy-rc.d
+# that refuses every start keeps the package's postinst from starting it;
+# and the units the postinst enables are disabled again.
+policy_rcd=/usr/sbin/policy-rc.d
+made_policy=""
+quiet_sshd() {
+	mkdir -p /etc/ssh
+	[ -e /etc/ssh/sshd_not_to_be_run ] || : >/etc/ssh/sshd_not_to_be_run
+	if [ ! -e "$policy_rcd" ]; then
+		printf '#!/bin/sh\n# deps.sh: no service starts while it installs openssh-server\nexit 101\n' >"$policy_rcd"
+		chmod 755 "$policy_rcd"
+		made_policy=1
+		trap quiet_sshd_done EXIT
+	fi
+}
+quiet_sshd_done() {
+	if [ -n "$made_policy" ]; then
+		rm -f "$policy_rcd"
+		made_policy=""
+	fi
+	# systemctl disable works without a running systemd (it edits the
+	# links); it also disables the SysV script's rc links.
+	if command -v systemctl >/dev/null 2>&1; then
+		systemctl disable ssh.service ssh.socket >/dev/null 2>&1 || true
+	fi
+}
+
 mode=${1:-install}
 if [ "$mode" = --host ]; then
 	PACKAGES=("${HOST_PACKAGES[@]}")
@@ -162,12 +196,14 @@ if [ -n "$missing" ]; then
 	# tshark's package asks whether users outside group wireshark may
 	# capture (a setuid dumpcap); the answer is no: the tests capture as root.
 	echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections
+	case " $missing " in *" openssh-server "*) quiet_sshd ;; esac
 	# shellcheck disable=SC2086
 	if ! apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1; then
 		apt-get update -qq
 		# shellcheck disable=SC2086
 		apt-get install -y -qq --no-install-recommends $missing
 	fi
+	case " $missing " in *" openssh-server "*) quiet_sshd_done ;; esac
 fi
 if [ "$mode" = --host ]; then
 	exit 0

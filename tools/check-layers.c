@@ -71,7 +71,7 @@ static const struct layer layers[] = {
 	{"harness/agent", "-Ilib/include -Iharness", "harness/hs harness/cli lib/include"},
 	{"harness/quirks", "-Ilib/include -Iharness", "harness/cli lib/include"},
 	{"harness/run", "-Ilib/include -Iharness",
-	 "harness/report harness/scenario harness/cli lib/include"},
+	 "harness/report harness/quirks harness/scenario harness/cli lib/include"},
 	{"mooncake", "-Ilib/include -Iharness -Imooncake", "harness/hs harness/cli lib/include"},
 	{"bench", "-Ilib/include", "lib/include"},
 	{"fuzz", "-Ilib/include -Ilib -Iharness",

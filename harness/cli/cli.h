@@ -29,8 +29,17 @@ int cmd_agent(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 /* `qplab report` (harness/run/report_cmd.c): report.html from a results file. */
 int cmd_report(int argc, char **argv);
-/* `qplab quirks` (harness/quirks/quirks.c). */
+/* `qplab quirks` (harness/quirks/quirks.c); with --inventory FILE the
+ * hosts of an inventory, one column each (harness/run/quirks_hosts.c). */
 int cmd_quirks(int argc, char **argv);
+int cmd_quirks_any(int argc, char **argv);
+/* `qplab doctor`: netns/doctor, or with --inventory FILE the hosts of an
+ * inventory, checked over ssh (harness/run/doctor_hosts.c). */
+int cmd_doctor(int argc, char **argv);
+/* `qplab build-id` (buildid.c): this binary's GNU build ID, hex ("none"
+ * without one); static storage. */
+int cmd_build_id(int argc, char **argv);
+const char *qplab_build_id(void);
 
 /* The checkout or install root qplab runs from ("<dir of qplab>/.."), and
  * the directory holding the netns/ scripts (<root>/netns in a checkout,

@@ -14,11 +14,12 @@ static const struct subcommand subcommands[] = {
 	{"hs", cmd_hs, "talk the Mooncake handshake: encode, decode, send, serve"},
 	{"vm", cmd_script, "run a command in a throwaway VM with rdma_rxe"},
 	{"topo", cmd_script, "build and tear down lab topologies (netns, veth, rxe)"},
-	{"doctor", cmd_script, "what this machine can run, and why not"},
+	{"doctor", cmd_doctor, "what this machine (or an inventory's hosts) can run, and why not"},
 	{"run", cmd_run, "run lab scenarios: TAP, results.json, junit.xml, report.html"},
 	{"report", cmd_report, "the HTML report of a results.json (from any machine)"},
 	{"agent", cmd_agent, "one lab host: device, daemon, JSON-line requests"},
-	{"quirks", cmd_quirks, "probe what the RDMA driver does with QP transitions"},
+	{"quirks", cmd_quirks_any, "probe what the RDMA driver does with QP transitions"},
+	{"build-id", cmd_build_id, "this binary's build ID (the hosts backend compares them)"},
 };
 
 static void usage(FILE *out)

@@ -251,7 +251,47 @@ static bool catalogue_has_wire(const struct qplab_catalogue *cat)
 
 /* Runs every scenario here (inside the lab): serially, or with --jobs N
  * on N workers (netns mode; shared mode refuses, run_args.c). */
-static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
+/* The hosts backend's machines, asked once before the first scenario:
+ * results.json's run gets "hosts" (name -> kernel, driver, device,
+ * netdev, address, the machine), and the run's kernel and driver are the
+ * machines' when they agree, else "mixed". */
+static int hosts_begin(struct run_ctx *c, struct qplab_runinfo *ri, char *kernel, size_t klen,
+		       char *driver, size_t dlen, json_object **hosts, char *err, size_t errlen)
+{
+	if (run_hosts_topo(c->inv, &c->topo, err, errlen))
+		return -1;
+	snprintf(c->sig, sizeof(c->sig), "hosts");
+	*hosts = json_object_new_object();
+	snprintf(kernel, klen, "%s", c->topo.hosts[0].kernel);
+	snprintf(driver, dlen, "%s", c->topo.hosts[0].driver);
+	for (size_t i = 0; i < c->topo.nhosts; i++) {
+		const struct run_host *h = &c->topo.hosts[i];
+		json_object *j = json_object_new_object();
+
+		if (strcmp(kernel, h->kernel))
+			snprintf(kernel, klen, "mixed");
+		if (strcmp(driver, h->driver))
+			snprintf(driver, dlen, "mixed");
+		json_object_object_add(j, "kernel", json_object_new_string(h->kernel));
+		json_object_object_add(j, "driver", json_object_new_string(h->driver));
+		json_object_object_add(j, "device", json_object_new_string(h->rxe));
+		json_object_object_add(j, "netdev", json_object_new_string(h->ifname));
+		json_object_object_add(j, "address", json_object_new_string(h->inv->address));
+		json_object_object_add(j, "mtu", json_object_new_int(h->orig_mtu));
+		json_object_object_add(j, "ssh", json_object_new_string(h->inv->ssh.destination[0]
+									  ? h->inv->ssh.destination
+									  : h->inv->ssh.alias));
+		json_object_object_add(*hosts, h->name, j);
+		printf("# host %s: kernel %s, driver %s, device %s on %s (%s)\n", h->name, h->kernel,
+		       h->driver, h->rxe, h->ifname, h->inv->address);
+	}
+	ri->kernel = kernel;
+	ri->driver = driver;
+	return 0;
+}
+
+static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat,
+		    const struct qplab_inventory *inv)
 {
 	const char *caps[8];
 	char mode[16], err[512], kernel[128] = "", logdir[4200], pcapdir[4200];
@@ -262,11 +302,26 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	json_object *doc = qplab_results_doc(), *run;
 	double t0 = run_now_ms();
 	struct run_totals tot = {0};
+	json_object *hosts = NULL;
+	char driver[64];
 	int rc;
 
-	if (probe_caps(caps, mode, sizeof(mode)) != 0) {
+	if (inv) {
+		/* tc on the machines is the inventory's word (its faults). */
+		caps[0] = "netem";
+		caps[1] = NULL;
+		snprintf(mode, sizeof(mode), "hosts");
+		c.inv = inv;
+	} else if (probe_caps(caps, mode, sizeof(mode)) != 0) {
 		qplab_tap_begin(&tap, stdout, (int)cat->n);
 		qplab_tap_bail(&tap, "no topology mode works here (netns/probe: no rxe)");
+		json_object_put(doc);
+		return QPLAB_EXIT_FAIL;
+	}
+	if (inv && hosts_begin(&c, &ri, kernel, sizeof(kernel), driver, sizeof(driver), &hosts, err,
+			       sizeof(err))) {
+		qplab_tap_begin(&tap, stdout, (int)cat->n);
+		qplab_tap_bail(&tap, err);
 		json_object_put(doc);
 		return QPLAB_EXIT_FAIL;
 	}
@@ -278,10 +333,12 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	}
 	c.mode = mode;
 	c.keep = o->keep;
-	uname(&u);
-	snprintf(kernel, sizeof(kernel), "%s", u.release);
+	if (!inv) {
+		uname(&u);
+		snprintf(kernel, sizeof(kernel), "%s", u.release);
+		ri.kernel = kernel;
+	}
 	ri.backend = mode;
-	ri.kernel = kernel;
 	snprintf(logdir, sizeof(logdir), "%s/logs", o->out);
 	run_out_dir = o->out;
 	qplab_report_mkdir(logdir);
@@ -294,6 +351,8 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat)
 	run_order_plans(cat->plans, cat->n);
 	setenv("QPLAB_RUN_LOGDIR", logdir, 1);
 	run = qplab_results_run(&ri, NULL);
+	if (hosts)
+		json_object_object_add(run, "hosts", hosts);
 	tot.over = calloc(cat->n + 1, sizeof(*tot.over));
 	qplab_tap_begin(&tap, stdout, (int)cat->n);
 	if (o->jobs < 2 || cat->n < 2 || run_jobs(&c, cat, &ri, o->jobs, logdir, &tap, run, &tot))
@@ -355,6 +414,7 @@ int cmd_run(int argc, char **argv)
 	struct qplab_errors errs = {0};
 	char err[512], dflt[4200];
 	const char *paths[1];
+	struct qplab_inventory *inv = NULL;
 	double mult;
 	int rc;
 
@@ -366,8 +426,12 @@ int cmd_run(int argc, char **argv)
 	}
 	if (qplab_time_multiplier(&mult, err, sizeof(err)))
 		return qplab_usage_error("run: %s", err);
-	if (o.backend == QPLAB_BACKEND_HOSTS)
-		return qplab_usage_error("run: --backend hosts is reserved for real machines and not available yet");
+	if (o.inventory && qplab_inventory_load(o.inventory, &inv, &errs)) {
+		for (size_t i = 0; i < errs.n; i++)
+			fprintf(stderr, "%s\n", errs.msgs[i]);
+		qplab_errors_free(&errs);
+		return QPLAB_EXIT_USAGE;
+	}
 	snprintf(dflt, sizeof(dflt), "%s/scenarios", qplab_root());
 	paths[0] = dflt;
 	if (qplab_catalogue_load(o.npaths ? o.paths : paths, o.npaths ? o.npaths : 1, o.tags, o.ntags,
@@ -376,6 +440,7 @@ int cmd_run(int argc, char **argv)
 			fprintf(stderr, "%s\n", errs.msgs[i]);
 		qplab_errors_free(&errs);
 		qplab_catalogue_free(&cat);
+		qplab_inventory_free(inv);
 		return QPLAB_EXIT_USAGE;
 	}
 	if (qplab_catalogue_impls(&cat, &o, &errs)) {
@@ -389,10 +454,13 @@ int cmd_run(int argc, char **argv)
 	/* --jobs is checked where the topology mode is known: inside the lab
 	 * (run_here; with the vm backend, inside the VM, which gets --jobs). */
 	catch_signals();
-	if (o.backend == QPLAB_BACKEND_VM || (o.backend == QPLAB_BACKEND_AUTO && !host_has_netns()))
+	if (inv)
+		rc = run_here(&o, &cat, inv);
+	else if (o.backend == QPLAB_BACKEND_VM || (o.backend == QPLAB_BACKEND_AUTO && !host_has_netns()))
 		rc = run_in_vm(argc, argv, &o, cat.n);
 	else
-		rc = run_here(&o, &cat);
+		rc = run_here(&o, &cat, NULL);
 	qplab_catalogue_free(&cat);
+	qplab_inventory_free(inv);
 	return rc;
 }

@@ -16,6 +16,7 @@
 #include "agent_msg.h"
 #include "run_capture.h"
 #include "scenario/expect.h"
+#include "scenario/inventory.h"
 #include "scenario/scenario.h"
 
 #define RUN_AGENT_PORT 12001
@@ -49,6 +50,8 @@ struct run_agent {
 	/* Its `fatal` line, when it did not start ("" otherwise). */
 	char fatal_code[48];
 	char fatal_text[400];
+	long remote_pid;           /* the agent's own pid (its ready line): on a
+				      remote host, pid is the local ssh's */
 };
 
 /* One host of the topology, as `topo up` printed it. */
@@ -62,6 +65,16 @@ struct run_host {
 	char unowned4[64];         /* the lab's unowned address (advertise gid "unowned") */
 	char netns[64];            /* "" = the runner's own namespace (shared mode) */
 	int mtu;                   /* its link's MTU now (topo up's, then as set in place) */
+	/* The hosts backend: the machine that plays this host (NULL: a lab
+	 * topology's), its netdev's MTU before the run, and the faults in
+	 * force there (enum qplab_inv_fault bits) that a reset must undo. */
+	const struct qplab_inv_host *inv;
+	int orig_mtu;
+	unsigned touched;
+	char kernel[128], driver[64];
+	pid_t master;              /* its ssh ControlMaster (0: none: every
+				      command is an ssh of its own) */
+	char ctl[108];             /* the master's socket */
 };
 
 struct run_topo {
@@ -73,6 +86,7 @@ struct run_topo {
 	size_t nhosts;
 	char bridge[64];           /* the bridge of 3+ hosts, "" = a veth pair */
 	bool up;
+	const struct qplab_inventory *inv; /* the hosts backend: mode "hosts" */
 };
 
 /* Monotonic milliseconds. */
@@ -162,6 +176,7 @@ struct run_ctx {
 	const char *mode;          /* topo --mode, NULL = auto */
 	const char *log_dir;       /* agents' stderr */
 	const char *const *caps;
+	const struct qplab_inventory *inv; /* the hosts backend (NULL: topologies) */
 	int seq;                   /* topology ID counter */
 	int job, jobs;             /* --jobs: this worker (0-based) of how many (0/1: serial) */
 	int built;                 /* topologies built by this run */
@@ -191,6 +206,38 @@ int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o, size_t nsce
  * topo adds a suffix unique on the machine, so neither parallel workers
  * nor two runs at once share a namespace, veth or rxe device. */
 void run_topo_name(const struct run_ctx *c, int seq, char *id, size_t len);
+
+/* The hosts backend (run_hosts.c).  run_hosts_topo fills t with the
+ * inventory's machines (each asked over ssh for its kernel, driver and
+ * MTU: one ssh each); err says which host could not be reached. */
+int run_hosts_topo(const struct qplab_inventory *inv, struct run_topo *t, char *err, size_t errlen);
+/* The ssh words that run remote on h: the inventory's (inventory.h),
+ * through h's ControlMaster when it has one.  Free with
+ * qplab_inv_argv_free; NULL when out of memory. */
+char **run_hosts_argv(const struct run_host *h, const char *const *remote);
+/* Ends every host's ControlMaster (and with it whatever still runs
+ * through it). */
+void run_hosts_stop(struct run_topo *t);
+/* Runs remote (NULL-ended words) on h over ssh; stdout into *out when out
+ * is not NULL (malloc'd); stderr dropped when quiet.  Returns the exit
+ * status (255: ssh itself failed), or -1. */
+int run_hosts_exec(const struct run_host *h, const char *const *remote, char **out, bool quiet);
+/* A `topo fault` word list (run_topo.c's) carried out on the host it
+ * names, as the one command it is there (docs/inventory.md); the fault is
+ * recorded in the host's touched bits for run_hosts_reset. */
+int run_hosts_fault(struct run_topo *t, const char *const *words, int n, bool quiet);
+/* The remote words of a topo fault word list on host h (pure; words
+ * point into h, the fault words, or bufs).  Returns how many, -1 when
+ * the hosts backend has no such fault. */
+int run_hosts_fault_words(const struct run_host *h, const struct run_topo *t,
+			  const char *const *words, int n, const char *out[16], char bufs[2][64]);
+/* Undoes every fault in force on t's hosts (link up, qdisc removed, MTU
+ * back, an rxe device deleted re-added).  Returns how many undos failed. */
+int run_hosts_reset(struct run_topo *t);
+/* QPs on each host's device that belong to its agent (pids[i], its own
+ * pid; other users' QPs are not counted): -1 when it could not be told. */
+void run_hosts_count_qps(const struct run_topo *t, const int hostmap[], const long pids[],
+			 size_t n, int counts[]);
 
 /* Tears the kept topology down; returns what is left of it (objects). */
 int run_ctx_finish(struct run_ctx *c);

@@ -218,6 +218,31 @@ static void trace_spawn(const struct run_agent *ag, const struct run_host *h, ch
 	fputc('\n', stderr);
 }
 
+/* The ssh words that start the agent on h's machine: `env K=V... qplab
+ * agent ...` (the MC_* variables, and MC_IB_PORT for the inventory's port
+ * unless the scenario sets it), every word quoted there. */
+static char **remote_argv(const struct run_host *h, char **env, const char *const *argv)
+{
+	const char *words[64];
+	char port[32];
+	size_t n = 0;
+	bool has_port = false;
+
+	words[n++] = "env";
+	for (size_t i = 0; env[i] && n < 40; i++) {
+		has_port |= !strncmp(env[i], "MC_IB_PORT=", 11);
+		words[n++] = env[i];
+	}
+	if (!has_port && h->inv->port != 1) {
+		snprintf(port, sizeof(port), "MC_IB_PORT=%d", h->inv->port);
+		words[n++] = port;
+	}
+	for (size_t i = 0; argv[i] && n < 63; i++)
+		words[n++] = argv[i];
+	words[n] = NULL;
+	return run_hosts_argv(h, words);
+}
+
 int run_agent_spawn(struct run_agent *ag, const struct qplab_plan *p, int hi,
 		    const struct run_host *h, char *err, size_t errlen)
 {
@@ -229,15 +254,28 @@ int run_agent_spawn(struct run_agent *ag, const struct qplab_plan *p, int hi,
 			       .own_group = true}; /* its own group: the runner decides when it dies */
 	int rc;
 
+	char **ssh = NULL;
+
 	exe[n > 0 ? n : 0] = '\0';
 	snprintf(ag->name, sizeof(ag->name), "%s", p->hosts[hi].name);
 	ag->len = 0;
-	env = build_argv(argv, bufs, p, hi, h, exe);
+	ag->remote_pid = 0;
+	env = build_argv(argv, bufs, p, hi, h, h->inv ? h->inv->qplab : exe);
 	sp.env = env;
-	sp.verbs_dir = rxe_only_dir();
 	snprintf(log, sizeof(log), "%s/agent-%s.log", dir ? dir : "/tmp", ag->name);
 	trace_spawn(ag, h, env, argv);
-	rc = env ? run_spawn_start(&sp) : -1;
+	if (h->inv) {
+		/* ssh runs it there; its stdin is the ssh session's, so a lost
+		 * session ends the agent. */
+		ssh = env ? remote_argv(h, env, argv) : NULL;
+		sp.argv = ssh;
+		sp.env = NULL;
+		sp.netns = NULL;
+	} else {
+		sp.verbs_dir = rxe_only_dir();
+	}
+	rc = env && (!h->inv || ssh) ? run_spawn_start(&sp) : -1;
+	qplab_inv_argv_free(ssh);
 	for (int i = 0; env && env[i]; i++)
 		free(env[i]);
 	free(env);
@@ -292,6 +330,7 @@ int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t err
 			ag->clock_known = jread_double(&r, m.body, "mono_ms", &mono) == JREAD_OK;
 			ag->clock_offset_ms = ag->clock_known ? run_now_ms() - mono : 0;
 			ready_impl(ag, m.body, &r);
+			jread_long(&r, m.body, "pid", 1, LONG_MAX, &ag->remote_pid);
 			rc = r.errors ? -1 : 0;
 		} else {
 			snprintf(ag->fatal_code, sizeof(ag->fatal_code), "%s", m.code);

@@ -16,14 +16,15 @@ const char *qplab_backend_name(enum qplab_backend b)
 void qplab_run_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm] [--kernel K]...\n"
-		"                 [--tag T]... [--jobs N] [--out DIR] [--keep] [--capture]\n"
+		"usage: qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm|hosts] [--kernel K]...\n"
+		"                 [--inventory FILE] [--tag T]... [--jobs N] [--out DIR] [--keep] [--capture]\n"
 		"                 [--impl HOST=NAME]... [--placements] [--mooncake-agent PATH]\n\n"
 		"Runs scenario files (a directory means every *.json below it; none means the\n"
 		"catalogue).  TAP on stdout; results.json, junit.xml and report.html (open it in\n"
 		"a browser; `qplab report` makes it again) in DIR (default build/lab).\n"
 		"  --backend B   where the lab runs (default auto: the best this machine offers);\n"
-		"                'hosts' is reserved for real machines and not available yet\n"
+		"                'hosts': the machines of --inventory, agents started over ssh\n"
+		"  --inventory F the hosts backend's machines (docs/inventory.md)\n"
 		"  --kernel K    run on kernel K (vm backend; repeat for several, merged results)\n"
 		"  --tag T       only scenarios tagged T (repeat: any of them)\n"
 		"  --jobs N      scenarios at once (netns mode; the shared mode refuses N > 1)\n"
@@ -81,9 +82,13 @@ static int option(struct qplab_run_opts *o, const char *name, const char *val, c
 			if (!strcmp(val, backend_names[b]))
 				o->backend = (enum qplab_backend)b;
 		if (strcmp(qplab_backend_name(o->backend), val))
-			return fail(err, errlen, "--backend '%s': one of auto, netns, shared, vm", val);
-		if (o->backend == QPLAB_BACKEND_HOSTS)
-			return fail(err, errlen, "--backend %s is reserved for real machines and not available yet", val);
+			return fail(err, errlen, "--backend '%s': one of auto, netns, shared, vm, hosts", val);
+		return 0;
+	}
+	if (!strcmp(name, "--inventory")) {
+		if (!*val)
+			return fail(err, errlen, "--inventory needs a file%s", "");
+		o->inventory = val;
 		return 0;
 	}
 	if (!strcmp(name, "--kernel"))
@@ -118,7 +123,7 @@ static int option(struct qplab_run_opts *o, const char *name, const char *val, c
 int qplab_run_parse_args(int argc, char **argv, struct qplab_run_opts *o, char *err, size_t errlen)
 {
 	static const char *const with_value[] = {"--backend", "--kernel", "--tag", "--jobs", "--out",
-						 "--impl", "--mooncake-agent", NULL};
+						 "--impl", "--mooncake-agent", "--inventory", NULL};
 
 	memset(o, 0, sizeof(*o));
 	o->jobs = 1;
@@ -161,6 +166,14 @@ int qplab_run_parse_args(int argc, char **argv, struct qplab_run_opts *o, char *
 		if ((rc = option(o, name, eq ? eq + 1 : argv[++i], err, errlen)) < 0)
 			return rc;
 	}
+	if (o->backend == QPLAB_BACKEND_HOSTS && !o->inventory)
+		return fail(err, errlen, "--backend hosts needs --inventory FILE (docs/inventory.md)%s", "");
+	if (o->inventory && o->backend != QPLAB_BACKEND_HOSTS)
+		return fail(err, errlen, "--inventory goes with --backend hosts%s", "");
+	if (o->backend == QPLAB_BACKEND_HOSTS && o->nkernels)
+		return fail(err, errlen, "--kernel is the vm backend's: the hosts run their own kernels%s", "");
+	if (o->backend == QPLAB_BACKEND_HOSTS && o->jobs > 1)
+		return fail(err, errlen, "--jobs: the hosts backend runs one scenario at a time on the inventory's machines%s", "");
 	return 0;
 }
 

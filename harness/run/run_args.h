@@ -3,8 +3,8 @@
  * scenario list it names (files and directories, tag filter), parsed and
  * checked before anything is built.
  *
- *   qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm] [--kernel K]...
- *             [--tag T]... [--jobs N] [--out DIR] [--keep] [--capture]
+ *   qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm|hosts] [--kernel K]...
+ *             [--inventory FILE] [--tag T]... [--jobs N] [--out DIR] [--keep] [--capture]
  *             [--impl HOST=NAME]... [--placements] [--mooncake-agent PATH]
  *
  * Nothing here touches RDMA, namespaces or processes.
@@ -25,7 +25,7 @@ enum qplab_backend {
 	QPLAB_BACKEND_NETNS,
 	QPLAB_BACKEND_SHARED,
 	QPLAB_BACKEND_VM,
-	QPLAB_BACKEND_HOSTS, /* reserved: refused with a message until it exists */
+	QPLAB_BACKEND_HOSTS, /* the machines of an inventory, over ssh */
 };
 
 /* "auto", "netns", "shared", "vm", "hosts". */
@@ -42,6 +42,7 @@ struct qplab_run_opts {
 	size_t ntags;
 	int jobs;                                /* >= 1 */
 	const char *out;                         /* default "build/lab" */
+	const char *inventory;                   /* --backend hosts: its inventory */
 	bool keep;                               /* keep the topology after a failure */
 	bool capture;                            /* --capture: a pcap per scenario */
 	bool help;

@@ -35,7 +35,9 @@ static void trace(const char *what, double *t)
 
 static int start_agents(struct run_state *s, char *err, size_t errlen)
 {
-	double deadline = run_now_ms() + 10000 * run_mult();
+	/* A machine over ssh: a session to open and every provider of its
+	 * libibverbs to load (the lab's agents load rxe's alone). */
+	double deadline = run_now_ms() + (s->t->inv ? 60000 : 10000) * run_mult();
 
 	for (size_t h = 0; h < s->p->nhosts; h++) {
 		s->hostmap[h] = -1;
@@ -176,6 +178,7 @@ static void teardown(struct run_ctx *c, struct run_state *s, bool keep_topo, boo
 {
 	int qps[QPLAB_MAX_HOSTS], left = 0, agents = 0;
 	const char *rxe[QPLAB_MAX_HOSTS];
+	long pids[QPLAB_MAX_HOSTS];
 	double t0 = run_now_ms();
 
 	for (size_t h = 0; h < s->p->nhosts; h++)
@@ -186,8 +189,14 @@ static void teardown(struct run_ctx *c, struct run_state *s, bool keep_topo, boo
 		run_agent_stop(&s->ag[h], (int)qplab_scaled_ms(3000, run_mult()));
 		agents += pid > 0 && kill(pid, 0) == 0;
 		rxe[h] = s->hostmap[h] >= 0 ? s->t->hosts[s->hostmap[h]].rxe : "";
+		pids[h] = s->ag[h].remote_pid;
 	}
-	run_count_qps(rxe, s->p->nhosts, qps);
+	/* On real machines other users' QPs are no leftovers: only the
+	 * agents' own are counted. */
+	if (c->inv)
+		run_hosts_count_qps(s->t, s->hostmap, pids, s->p->nhosts, qps);
+	else
+		run_count_qps(rxe, s->p->nhosts, qps);
 	if (c->cap.want)
 		take_capture(c, s, o);
 	if (getenv("QPLAB_RUN_TRACE"))
@@ -230,7 +239,6 @@ static int topology(struct run_ctx *c, const struct qplab_plan *p, char *err, si
 {
 	char sig[1024], id[16];
 
-	run_topo_sig(p, c->mode, sig, sizeof(sig));
 	/* A Mooncake host gets namespaces nobody used: Mooncake's daemon
 	 * binds its port without SO_REUSEADDR (findAvailableTcpPort,
 	 * transfer_metadata_plugin.cpp), so the TIME_WAIT connections of an
@@ -239,9 +247,17 @@ static int topology(struct run_ctx *c, const struct qplab_plan *p, char *err, si
 	 * and the ones its own daemon leaves behind (it closes first:
 	 * shutdown(SHUT_WR) in SocketHandShakePlugin::startDaemon) refuse the
 	 * port to the next agent for TIME_WAIT's 60 s. */
-	if (has_mooncake(p))
+	if (c->inv) /* the same machines for every scenario */
+		snprintf(sig, sizeof(sig), "hosts");
+	else
+		run_topo_sig(p, c->mode, sig, sizeof(sig));
+	if (!c->inv && has_mooncake(p))
 		sig[0] = '\0';
-	if (!(c->topo.up && sig[0] && !strcmp(sig, c->sig))) {
+	if (c->inv && !c->topo.up) {
+		if (run_hosts_topo(c->inv, &c->topo, err, errlen))
+			return -1;
+		snprintf(c->sig, sizeof(c->sig), "%s", sig);
+	} else if (!(c->topo.up && sig[0] && !strcmp(sig, c->sig))) {
 		if (c->topo.up)
 			run_ctx_finish(c);
 		run_topo_name(c, c->seq++, id, sizeof(id));
@@ -308,6 +324,8 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 	skip = qplab_plan_skip_reason(p, c->caps, o->reason, sizeof(o->reason));
 	if (!skip)
 		skip = impl_skip(p, o->reason, sizeof(o->reason));
+	if (!skip && c->inv && !qplab_inventory_fits(c->inv, p, o->reason, sizeof(o->reason)))
+		skip = o->reason;
 	for (size_t h = 0; h < p->nhosts; h++)
 		snprintf(o->impl[h].impl, sizeof(o->impl[h].impl), "%s", p->hosts[h].impl);
 	if (skip) {
@@ -343,7 +361,7 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 		snprintf(o->reason, sizeof(o->reason), "%.500s", err);
 	}
 	/* --keep: an errored scenario's topology, and the run's last one. */
-	kept = c->keep && c->topo.up && (rc || c->last);
+	kept = c->keep && !c->inv && c->topo.up && (rc || c->last); /* machines are put back */
 	teardown(c, &s, !rc && !qplab_run_interrupted && !c->last && !has_mooncake(p), kept, o);
 	trace_ms("teardown", &tt, &o->phase_ms[RUN_PHASE_TEARDOWN]);
 	if (p->nwire && o->cap.captured)

@@ -165,17 +165,32 @@ void run_topo_sig(const struct qplab_plan *p, const char *mode, char *sig, size_
  * that finds nothing to undo is no error). */
 static int fault_words(const struct run_topo *t, const char *const *words, int n, bool quiet);
 
+/* On the hosts backend a machine keeps its own MTU unless the plan names
+ * one (the host's or a link's). */
+static int wanted_mtu(const struct run_topo *t, const struct qplab_plan *p, size_t h,
+		      const struct run_host *rh)
+{
+	bool named = p->hosts[h].mtu >= 0;
+
+	for (size_t l = 0; l < p->nlinks && !named; l++)
+		named = p->links[l].mtu >= 0 && (p->links[l].a == (int)h || p->links[l].b == (int)h);
+	return t->inv && !named ? rh->orig_mtu : qplab_host_mtu(p, (int)h);
+}
+
 int run_topo_mtus(struct run_topo *t, const struct qplab_plan *p, char *err, size_t errlen)
 {
 	for (size_t h = 0; h < p->nhosts; h++) {
-		int want = qplab_host_mtu(p, (int)h);
+		int want;
 		char mtu[16];
 		const char *words[] = {"mtu", p->hosts[h].name, mtu, NULL};
 
 		for (size_t k = 0; k < t->nhosts; k++) {
 			struct run_host *rh = &t->hosts[k];
 
-			if (strcmp(rh->name, p->hosts[h].name) || rh->mtu == want)
+			if (strcmp(rh->name, p->hosts[h].name))
+				continue;
+			want = wanted_mtu(t, p, h, rh);
+			if (rh->mtu == want)
 				continue;
 			snprintf(mtu, sizeof(mtu), "%d", want);
 			if (fault_words(t, words, 3, false)) {
@@ -309,8 +324,13 @@ static int fault_direct(const struct run_topo *t, const char *const *words, int 
 static int fault_words(const struct run_topo *t, const char *const *words, int n, bool quiet)
 {
 	char *argv[QPLAB_TOPO_ARGV_MAX + 5];
-	int rc = fault_direct(t, words, n, quiet);
+	int rc;
 
+	/* The hosts backend records the fault in the host (for its reset):
+	 * the topology is the caller's own, const only to the lab's path. */
+	if (t->inv)
+		return run_hosts_fault((struct run_topo *)t, words, n, quiet);
+	rc = fault_direct(t, words, n, quiet);
 	if (rc != -2)
 		return rc;
 	argv[0] = (char *)topo_path();
@@ -372,6 +392,8 @@ int run_topo_del_device(const struct run_topo *t, const struct qplab_plan *p, co
 	int n = qplab_topo_step_args(p, st, words, buf, sizeof(buf)), rc;
 	double t0 = run_now_ms();
 
+	char **ssh = NULL;
+
 	*blocked_ms = 0;
 	argv[0] = (char *)topo_path();
 	argv[1] = (char *)"fault";
@@ -380,7 +402,26 @@ int run_topo_del_device(const struct run_topo *t, const struct qplab_plan *p, co
 	for (int i = 0; i < n; i++)
 		argv[i + 4] = (char *)words[i];
 	argv[n + 4] = NULL;
-	if (n < 0 || run_spawn_start(&sp)) {
+	if (t->inv && n >= 2) { /* the hosts backend: `rdma link del` over ssh */
+		struct run_host *h = NULL;
+		const char *remote[16];
+		char bufs[2][64], why[400];
+
+		for (size_t i = 0; i < t->nhosts; i++)
+			if (!strcmp(t->hosts[i].name, words[1]))
+				h = (struct run_host *)&t->hosts[i];
+		if (!h || !qplab_inv_fault_allowed(h->inv, QPLAB_INV_FAULT_DELETE_DEVICE, why, sizeof(why)) ||
+		    run_hosts_fault_words(h, t, words, n, remote, bufs) < 0 ||
+		    !(ssh = run_hosts_argv(h, remote))) {
+			snprintf(err, errlen, "delete_device: %s", h ? why : "no such host");
+			return -1;
+		}
+		h->touched |= QPLAB_INV_FAULT_DELETE_DEVICE;
+		sp.argv = ssh;
+	}
+	rc = n < 0 ? -1 : run_spawn_start(&sp);
+	qplab_inv_argv_free(ssh);
+	if (rc) {
 		snprintf(err, errlen, "delete_device: cannot run topo");
 		return -1;
 	}
@@ -498,6 +539,8 @@ int run_topo_reset(const struct run_topo *t, const struct qplab_plan *p)
 	char done[32][64];
 	int ndone = 0, rc = 0;
 
+	if (t->inv)
+		return run_hosts_reset((struct run_topo *)t) ? -1 : 0;
 	for (size_t l = 0; l < p->nlinks; l++)
 		if (p->links[l].netem.set) {
 			const char *a[] = {"clear", p->hosts[p->links[l].a].name, NULL};
@@ -609,6 +652,12 @@ int run_topo_down(struct run_topo *t)
 
 	if (!t->up)
 		return 0;
+	if (t->inv) { /* the machines stay; what the faults changed goes */
+		t->up = false;
+		left = run_hosts_reset(t);
+		run_hosts_stop(t);
+		return left;
+	}
 	/* What the registry says was made, read before down removes it; then
 	 * counted here, not taken from topo's word. */
 	reg = malloc(sizeof(*reg));

@@ -147,10 +147,11 @@ static void parse_root(struct sc_ctx *ctx, json_object *root)
 	qplab__sc_wire(ctx, root);
 }
 
-/* Comment stripping, then json-c (strict), then the pre-scan.  The whole
- * file must be UTF-8 first: its strings go into results.json, which strict
- * readers (ours among them) refuse otherwise. */
-static json_object *parse_json(struct sc_ctx *ctx, char *text, size_t len, int *rc)
+/* Comment stripping (when comments), then json-c (strict), then the
+ * pre-scan.  The whole file must be UTF-8 first: its strings go into
+ * results.json, which strict readers (ours among them) refuse otherwise. */
+json_object *qplab__sc_parse_json(struct sc_ctx *ctx, char *text, size_t len, bool comments,
+				   int *rc)
 {
 	struct json_tokener *tok;
 	json_object *root;
@@ -163,11 +164,11 @@ static json_object *parse_json(struct sc_ctx *ctx, char *text, size_t len, int *
 		while (col && text[col - 1] != '\n')
 			col--;
 		qplab__sc_err(ctx, qplab__sc_offset_line(text, len, good),
-			      "column %zu: byte 0x%02x is not UTF-8 (a scenario file is UTF-8 text)",
-			      good - col + 1, (unsigned char)text[good]);
+			      "column %zu: byte 0x%02x is not UTF-8 (a %s file is UTF-8 text)",
+			      good - col + 1, (unsigned char)text[good], comments ? "scenario" : "JSON");
 		return NULL;
 	}
-	if (qplab__sc_strip_comments(ctx, text, len) < 0)
+	if (comments && qplab__sc_strip_comments(ctx, text, len) < 0)
 		return NULL;
 	tok = json_tokener_new();
 	if (!tok) {
@@ -215,7 +216,7 @@ int qplab_scenario_parse(const char *file, const char *text, size_t len,
 	}
 	memcpy(copy, text, len);
 	copy[len] = '\0';
-	root = parse_json(&ctx, copy, len, &rc);
+	root = qplab__sc_parse_json(&ctx, copy, len, true, &rc);
 	if (!root)
 		goto out;
 	ctx.plan->file = qplab__sc_strdup(file);
@@ -237,38 +238,51 @@ out:
 	return rc;
 }
 
-int qplab_scenario_load(const char *path, struct qplab_plan **out, struct qplab_errors *errs)
+int qplab__sc_read_file(struct sc_ctx *ctx, const char *path, char **text, size_t *len)
 {
-	struct sc_ctx ctx = {.file = path, .errs = errs};
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
+	size_t cap = 0;
 
-	*out = NULL;
+	*text = NULL;
+	*len = 0;
 	if (!f) {
-		qplab__sc_err(&ctx, 0, "%s", strerror(errno));
-		qplab__sc_flush(&ctx);
-		return QPHS_ERR_INVALID_ARGUMENT;
+		qplab__sc_err(ctx, 0, "%s", strerror(errno));
+		return -1;
 	}
 	for (;;) {
-		if (len == cap) {
+		if (*len == cap) {
 			char *n = cap <= QPLAB_SCENARIO_MAX_BYTES ? realloc(buf, cap = cap ? 2 * cap : 4096) : NULL;
 			if (!n) {
-				qplab__sc_err(&ctx, 0, "file too large or out of memory");
-				qplab__sc_flush(&ctx);
+				qplab__sc_err(ctx, 0, "file too large or out of memory");
 				free(buf);
 				fclose(f);
-				return QPHS_ERR_INVALID_ARGUMENT;
+				return -1;
 			}
 			buf = n;
 		}
-		size_t got = fread(buf + len, 1, cap - len, f);
+		size_t got = fread(buf + *len, 1, cap - *len, f);
 		if (got == 0)
 			break;
-		len += got;
+		*len += got;
 	}
 	fclose(f);
+	*text = buf;
+	return 0;
+}
+
+int qplab_scenario_load(const char *path, struct qplab_plan **out, struct qplab_errors *errs)
+{
+	struct sc_ctx ctx = {.file = path, .errs = errs};
+	char *buf;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	if (qplab__sc_read_file(&ctx, path, &buf, &len)) {
+		qplab__sc_flush(&ctx);
+		return QPHS_ERR_INVALID_ARGUMENT;
+	}
 	rc = qplab_scenario_parse(path, buf, len, out, errs);
 	free(buf);
 	return rc;

@@ -58,6 +58,17 @@ int qplab__sc_strip_comments(struct sc_ctx *ctx, char *text, size_t len);
  * goes on to find the file's other errors). */
 int qplab__sc_scan(struct sc_ctx *ctx, const char *text, size_t len);
 
+/* Comment stripping (when comments), then json-c (strict), then the
+ * pre-scan, which fills ctx->lines.  text is modified (comments become
+ * spaces).  Returns the root, or NULL with *rc set and errors recorded. */
+json_object *qplab__sc_parse_json(struct sc_ctx *ctx, char *text, size_t len, bool comments,
+				   int *rc);
+
+/* Reads the file at path (at most QPLAB_SCENARIO_MAX_BYTES and a bit) into
+ * *text (malloc'd, not NUL-ended) and *len; a failure is recorded as
+ * "FILE: reason" and returns -1. */
+int qplab__sc_read_file(struct sc_ctx *ctx, const char *path, char **text, size_t *len);
+
 /* 1-based line of byte offset off in text. */
 int qplab__sc_offset_line(const char *text, size_t len, size_t off);
 

@@ -44,14 +44,22 @@ START_TEST(run_args_every_option)
 	ck_assert(o.keep);
 	ck_assert_uint_eq(o.npaths, 3);
 	ck_assert_str_eq(o.paths[2], "--odd.json");
+	ck_assert_ptr_null(o.inventory);
+	ck_assert_int_eq(plan_test_run_args("--backend hosts --inventory=/x/inv.json", &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(o.backend, QPLAB_BACKEND_HOSTS);
+	ck_assert_str_eq(o.inventory, "/x/inv.json");
 }
 END_TEST
 
 static const struct {
 	const char *line, *says;
 } bad_args[] = {
-	{"--backend hosts", "reserved"},
-	{"--backend cloud", "one of auto, netns, shared, vm"},
+	{"--backend hosts", "needs --inventory FILE"},
+	{"--inventory inv.json", "goes with --backend hosts"},
+	{"--backend hosts --inventory i.json --kernel 7", "--kernel is the vm backend's"},
+	{"--backend hosts --inventory i.json --jobs 2", "one scenario at a time"},
+	{"--backend hosts --inventory=", "--inventory needs a file"},
+	{"--backend cloud", "one of auto, netns, shared, vm, hosts"},
 	{"--jobs 0", "1 to 64"},
 	{"--jobs two", "1 to 64"},
 	{"--out", "needs a value"},
