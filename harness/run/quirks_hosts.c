@@ -44,7 +44,7 @@ static int probe_host(const struct qplab_inv_host *ih, struct quirks_column *col
 	free(out);
 	memset(col, 0, sizeof(*col));
 	snprintf(col->label, sizeof(col->label), "%s", ih->name);
-	snprintf(col->failed, sizeof(col->failed), "qplab quirks there exited %d%s%s", st, err[0] ? ": " : "",
+	snprintf(col->failed, sizeof(col->failed), "qplab quirks there exited %d%s%.200s", st, err[0] ? ": " : "",
 		 err);
 	fprintf(stderr, "qplab quirks: host %s: %s\n", ih->name, col->failed);
 	return -1;
