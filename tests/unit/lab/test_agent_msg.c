@@ -203,11 +203,14 @@ START_TEST(agent_doc_send_and_region_examples_map_to_facts)
 	ck_assert_str_eq(f.datapath, "failed");
 	ck_assert_str_eq(f.wc_status, "IBV_WC_RNR_RETRY_EXC_ERR");
 	ck_assert_str_eq(f.code, "ERR_COMPLETION");
+	qplab_facts_free(&f);
 	facts_of_doc("\"op\": \"region\", \"ok\": true", NULL, &f);
 	ck_assert_str_eq(f.code, "OK");
+	qplab_facts_free(&f);
 	facts_of_doc("\"op\": \"verify\", \"ok\": true", NULL, &f);
 	ck_assert_str_eq(f.code, "ERR_DATA_MISMATCH");
 	ck_assert_ptr_nonnull(strstr(f.error_text, "first at offset 0"));
+	qplab_facts_free(&f);
 }
 END_TEST
 
