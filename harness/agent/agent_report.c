@@ -55,6 +55,10 @@ static json_object *endpoint_json(const struct qphs_endpoint_info *in, const cha
 	json_object_object_add(e, "peer_path_mtu", in->status == QPHS_EP_CONNECTED ||
 			       in->status == QPHS_EP_WAIT_READY_ACK ?
 			       json_object_new_int(in->peer_path_mtu) : NULL);
+	/* Whether the peer's last Connection message had the ready_ack key
+	 * (Mooncake 3b5a594 TransferHandshakeUtil::decode, transfer_metadata.cpp):
+	 * an old peer's has none, and then no ACK is sent or awaited. */
+	json_object_object_add(e, "peer_ready_ack", json_object_new_boolean(in->peer_ready_ack));
 	json_object_object_add(e, "warning", json_object_new_string(in->warning));
 	json_object_object_add(e, "gid_index", json_object_new_int(in->gid_index));
 	json_object_object_add(e, "gid_reason", json_object_new_string(gid_reason));

@@ -107,6 +107,8 @@ static json_object *facts_json(const struct qplab_facts *f)
 	json_object_object_add(o, "gid_reason", str_or_null(f->gid_reason));
 	json_object_object_add(o, "path_mtu", num_or_null(f->path_mtu));
 	json_object_object_add(o, "peer_path_mtu", num_or_null(f->peer_path_mtu));
+	json_object_object_add(o, "peer_ready_ack", f->peer_ready_ack < 0 ? NULL :
+			       json_object_new_boolean(f->peer_ready_ack));
 	json_object_object_add(o, "warning", str_or_null(f->warning));
 	json_object_object_add(o, "log", str_or_null(f->log));
 	json_object_object_add(o, "datapath_restored", f->datapath_restored < 0 ? NULL :

@@ -161,6 +161,7 @@ static void report(struct dec *d, json_object *body, const char *peer, struct qp
 			text(d, ep, "gid_reason", &f->gid_reason);
 			integer(d, ep, "path_mtu", &f->path_mtu);
 			integer(d, ep, "peer_path_mtu", &f->peer_path_mtu);
+			boolean(d, ep, "peer_ready_ack", &f->peer_ready_ack);
 			text(d, ep, "warning", &f->warning);
 			events(d, ep, f);
 		}

@@ -242,8 +242,10 @@ bool qplab_assert_eval(const struct qplab_assert *a, const struct qplab_facts *f
 	wc_check(&c, a, f);
 	time_checks(&c, a, f, time_multiplier);
 	int_check(&c, "gid_index", a->gid_index, f->gid_index);
+	text_check(&c, "gid_reason", &a->gid_reason, f->gid_reason);
 	int_check(&c, "path_mtu", a->path_mtu, f->path_mtu);
 	int_check(&c, "peer_path_mtu", a->peer_path_mtu, f->peer_path_mtu);
+	bool_check(&c, "peer_ready_ack", a->peer_ready_ack, f->peer_ready_ack);
 	text_check(&c, "warning", &a->warning, f->warning);
 	text_check(&c, "log", &a->log, f->log);
 	bool_check(&c, "datapath_restored", a->datapath_restored, f->datapath_restored);

@@ -49,6 +49,8 @@ struct qplab_facts {
 	char *gid_reason;           /* why that GID (owned), report only */
 	int path_mtu;
 	int peer_path_mtu;          /* qphs_path_mtu the peer sent, 0 = none */
+	int peer_ready_ack;         /* tri-state: the peer's last handshake message
+				     * had the ready_ack key (report only) */
 	char *warning;              /* the endpoint's last warning (owned) */
 	char *log;                  /* the host's log lines since its previous
 				     * report, one per line (owned; a Mooncake

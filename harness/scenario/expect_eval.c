@@ -14,6 +14,7 @@ void qplab_facts_init(struct qplab_facts *f)
 	for (int t = 0; t < QPLAB_TIME_COUNT; t++)
 		f->time_ms[t] = -1;
 	f->gid_index = f->path_mtu = f->peer_path_mtu = f->daemon_alive = -1;
+	f->peer_ready_ack = -1;
 	f->datapath_restored = f->datapath_peer_checksum = -1;
 	f->leftover_qps = f->leftover_objects = -1;
 	f->nevents = -1;

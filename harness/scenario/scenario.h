@@ -216,8 +216,10 @@ struct qplab_assert {
 	long wc_none_within_ms;          /* or no completion for at least this long */
 	struct qplab_range time[QPLAB_TIME_COUNT];
 	int gid_index;
+	struct qplab_text_match gid_reason; /* why the context chose that GID */
 	int path_mtu;
 	int peer_path_mtu;               /* 0: the peer sent none */
+	int peer_ready_ack;              /* tri-state: the peer's last message had ready_ack */
 	struct qplab_text_match warning;
 	struct qplab_text_match log;     /* the log lines since the previous report */
 	int datapath_restored;           /* tri-state */

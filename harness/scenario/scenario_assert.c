@@ -29,7 +29,8 @@ static const char *const wc_names[] = {
 #define ASSERT_KEYS                                                                  \
 	"qp_states", "qp_count", "endpoint", "endpoints", "code", "reply_msg_sent",   \
 		"reply_msg_received", "error_text", "datapath", "wc_status", "time_ms", \
-		"gid_index", "path_mtu", "peer_path_mtu", "warning", "log",          \
+		"gid_index", "gid_reason", "path_mtu", "peer_path_mtu", "peer_ready_ack", \
+		"warning", "log",                                                     \
 		"datapath_restored", "datapath_peer_checksum", "daemon_alive",       \
 		"leftover_qps", "leftover_objects", "frame_outcome"
 
@@ -49,6 +50,7 @@ void qplab__sc_assert_init(struct qplab_assert *a)
 	for (int t = 0; t < QPLAB_TIME_COUNT; t++)
 		a->time[t].min = a->time[t].max = -1;
 	a->gid_index = a->path_mtu = a->peer_path_mtu = a->daemon_alive = -1;
+	a->peer_ready_ack = -1;
 	a->datapath_restored = a->datapath_peer_checksum = -1;
 	a->leftover_qps = a->leftover_objects = -1;
 }
@@ -70,6 +72,7 @@ void qplab__sc_assert_free(struct qplab_assert *a)
 	free_match(&a->reply_sent);
 	free_match(&a->reply_received);
 	free_match(&a->error_text);
+	free_match(&a->gid_reason);
 	free_match(&a->warning);
 	free_match(&a->log);
 	qplab__sc_assert_init(a);
@@ -313,8 +316,10 @@ void qplab__sc_assert(struct sc_ctx *ctx, json_object *o, const char *path,
 	wc_key(ctx, o, path, a);
 	time_key(ctx, o, path, a);
 	int_field(ctx, o, path, "gid_index", 0, 255, &a->gid_index, &a->nfields);
+	text_match(ctx, o, path, "gid_reason", &a->gid_reason, &a->nfields);
 	int_field(ctx, o, path, "path_mtu", 256, 4096, &a->path_mtu, &a->nfields);
 	int_field(ctx, o, path, "peer_path_mtu", 0, 4096, &a->peer_path_mtu, &a->nfields);
+	bool_field(ctx, o, path, "peer_ready_ack", &a->peer_ready_ack, &a->nfields);
 	text_match(ctx, o, path, "warning", &a->warning, &a->nfields);
 	text_match(ctx, o, path, "log", &a->log, &a->nfields);
 	bool_field(ctx, o, path, "datapath_restored", &a->datapath_restored, &a->nfields);

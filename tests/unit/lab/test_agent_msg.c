@@ -225,6 +225,8 @@ START_TEST(agent_doc_report_example_maps_to_facts)
 	ck_assert_str_eq(f.qp_states[1], "RTS");
 	ck_assert_int_eq(f.gid_index, 1);
 	ck_assert_int_eq(f.path_mtu, 1024);
+	ck_assert_int_eq(f.peer_ready_ack, 1);
+	ck_assert_str_eq(f.gid_reason, "routable IPv4-mapped GID with a netdev");
 	ck_assert_str_eq(f.code, "OK");
 	ck_assert_str_eq(f.reply_received, "");
 	ck_assert_int_eq(f.time_ms[QPLAB_TIME_READY_ACK], 1);

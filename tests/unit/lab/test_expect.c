@@ -42,7 +42,9 @@ static void healthy(struct qplab_facts *f)
 	snprintf(f->wc_status, sizeof(f->wc_status), "IBV_WC_SUCCESS");
 	f->time_ms[QPLAB_TIME_RTR] = 1003;
 	f->gid_index = 1;
+	qplab_facts_set(&f->gid_reason, "auto: index 1 ranks routable with netdev; 0 of 3 skipped");
 	f->path_mtu = 1024;
+	f->peer_ready_ack = 0;
 	f->daemon_alive = 1;
 	f->leftover_qps = 0;
 	f->leftover_objects = 0;
@@ -82,6 +84,10 @@ static const struct {
 	{"\"time_ms\": { \"handshake\": { \"max\": 500 } }", false}, /* not collected */
 	{"\"gid_index\": 1", true},
 	{"\"path_mtu\": 4096", false},
+	{"\"gid_reason\": { \"prefix\": \"auto: index 1 ranks routable with netdev\" }", true},
+	{"\"gid_reason\": { \"contains\": \"private IPv4\" }", false},
+	{"\"peer_ready_ack\": false", true},
+	{"\"peer_ready_ack\": true", false},
 	{"\"daemon_alive\": true", true},
 	{"\"daemon_alive\": false", false},
 	{"\"leftover_qps\": 0, \"leftover_objects\": 0", true},
