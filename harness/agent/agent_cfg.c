@@ -37,7 +37,8 @@ static void agent_opts(struct jread *r, struct agent *a, json_object *o)
 	static const char *const keys[] = {"quirk", "mtu_negotiation", "ready_ack", "reset_policy",
 					   "strict_reset", "qp_timeout", "qp_retry_cnt",
 					   "qp_rnr_retry", "reply_timeout_ms", "old_protocol",
-					   "delay_passive_rtr_ms", "advertise", "mtu_reread",
+					   "delay_passive_rtr_ms", "delay_active_rtr_ms", "advertise",
+					   "mtu_reread",
 					   "rd_atomic_clamp", "no_rdma_transport", "sq_psn",
 					   "rq_psn", NULL};
 	json_object *v;
@@ -64,6 +65,7 @@ static void agent_opts(struct jread *r, struct agent *a, json_object *o)
 	jread_int(r, o, "qp_rnr_retry", INT_ANY, &a->cfg.qp_rnr_retry);
 	jread_int(r, o, "reply_timeout_ms", INT_ANY, &a->cfg.reply_timeout_ms);
 	jread_int(r, o, "delay_passive_rtr_ms", 0, INT_MAX, &a->hooks.passive_rtr_delay_ms);
+	jread_int(r, o, "delay_active_rtr_ms", 0, INT_MAX, &a->hooks.active_reply_delay_ms);
 	jread_bool(r, o, "old_protocol", &a->cfg.old_protocol);
 	jread_bool(r, o, "no_rdma_transport", &a->no_rdma_transport);
 	if (jread_int64(r, o, "sq_psn", 0, 0xffffff, &psn) == JREAD_OK)

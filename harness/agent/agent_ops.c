@@ -147,6 +147,30 @@ static const char *wc_word(const char *s)
 	return !strncmp(s, "no completion", 13) || !strcmp(s, "not posted") || !s[0] ? "none" : s;
 }
 
+/* wait_connected_ms: the endpoint to peer, once it exists and is
+ * CONNECTED (a passive one appears when the peer's request arrives), or
+ * whatever there is when the wait ends: the check then says why it could
+ * not post.  Polls: the passive setup runs on the library's workers. */
+static struct qphs_endpoint *endpoint_when_connected(struct agent *a, const char *peer, int wait_ms)
+{
+	struct timespec nap = {0, 200000}, t0, now;
+	struct qphs_endpoint *ep;
+	long left;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = wait_ms - ((now.tv_sec - t0.tv_sec) * 1000L + (now.tv_nsec - t0.tv_nsec) / 1000000L);
+		ep = qphs_context_endpoint(a->ctx, peer);
+		if (ep || left <= 0)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	if (ep && left > 0)
+		qphs_endpoint_wait_ready(ep, (int)left);
+	return ep;
+}
+
 static json_object *op_datapath(struct agent *a, json_object *id, json_object *req)
 {
 	char err[160] = "";
@@ -155,7 +179,7 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 	int mode = 0, vb = 0;
 	int64_t seed = 0;
 	int64_t bytes = 4096;
-	int deadline = 10000;
+	int deadline = 10000, wait_connected = 0;
 	bool read_only = false;
 	struct qphs_data_opts opts;
 	struct qphs_data_result res;
@@ -171,6 +195,7 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 	jread_str(&r, req, "rkey", &rkey);
 	jread_str(&r, req, "verb", &verb);
 	jread_int64(&r, req, "seed", 0, INT64_MAX, &seed);
+	jread_int(&r, req, "wait_connected_ms", 0, INT_MAX, &wait_connected);
 	if (!r.errors && ((mode = rkey ? qplab_word_index(qplab_rkey_words, rkey) : 0) < 0 ||
 			  (vb = verb ? qplab_word_index(qplab_verb_words, verb) : 0) < 0))
 		snprintf(err, sizeof(err), "request: \"%s\" must be one of %s",
@@ -182,7 +207,8 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 		return agent_reply(id, "datapath", 0, QPHS_ERR_INVALID_ARGUMENT,
 				   "datapath: needs \"peer\" and 1..1048576 \"bytes\"");
 	memset(&res, 0, sizeof(res));
-	ep = qphs_context_endpoint(a->ctx, peer);
+	ep = wait_connected > 0 ? endpoint_when_connected(a, peer, wait_connected)
+				: qphs_context_endpoint(a->ctx, peer);
 	if (!ep) {
 		rc = QPHS_ERR_ENDPOINT;
 		snprintf(res.text, sizeof(res.text), "no endpoint for %s", peer);

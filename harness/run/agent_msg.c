@@ -44,11 +44,16 @@ static json_object *agent_json(const struct qplab_agent_opts *a)
 	add_bool(o, "old_protocol", a->old_protocol);
 	add_bool(o, "rd_atomic_clamp", a->rd_atomic_clamp);
 	add_int(o, "delay_passive_rtr_ms", a->delay_passive_rtr_ms);
+	add_int(o, "delay_active_rtr_ms", a->delay_active_rtr_ms);
 	add_bool(o, "mtu_reread", a->mtu_reread);
 	add_bool(o, "no_rdma_transport", a->no_rdma_transport);
 	add_int(o, "sq_psn", a->sq_psn);
 	add_int(o, "rq_psn", a->rq_psn);
-	add_str(adv, "gid", a->advertise_gid);
+	/* "" is a GID too: sent as an empty local_gid, the request of a
+	 * Mooncake before PR 1959, whose peer must fetch the GID from our
+	 * segment descriptor.  Only NULL means "the real one". */
+	if (a->advertise_gid)
+		json_object_object_add(adv, "gid", json_object_new_string(a->advertise_gid));
 	add_int(adv, "qpn", a->advertise_qpn);
 	add_int(adv, "qp_count", a->advertise_qp_count);
 	add_str(adv, "address", a->advertise_address);
@@ -157,6 +162,18 @@ char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadlin
 		add_str(x, "verb", qplab_verb_words[verb]);
 	if (verb == QPHS_DATA_WRITE)
 		json_object_object_add(x, "seed", json_object_new_int64((int64_t)(seed >> 1)));
+	return line(id, "datapath", x);
+}
+
+char *qplab_agent_req_datapath_when_connected(int id, const char *peer, int deadline_ms)
+{
+	json_object *x = json_object_new_object();
+
+	add_str(x, "peer", peer);
+	add_int(x, "bytes", 4096);
+	add_int(x, "deadline_ms", deadline_ms);
+	add_bool(x, "read_only", 1);
+	add_int(x, "wait_connected_ms", deadline_ms);
 	return line(id, "datapath", x);
 }
 

@@ -35,6 +35,10 @@ char *qplab_agent_req_connect(int id, const char *peer, int64_t at_realtime_ns, 
 char *qplab_agent_req_report(int id);
 char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadline_ms,
 			       bool read_only, int rkey_mode, int verb, uint64_t seed);
+/* The read-only check a passive host makes towards peer as soon as its
+ * endpoint to peer is CONNECTED (waiting up to deadline_ms for that): a
+ * connect step's peer_posts. */
+char *qplab_agent_req_datapath_when_connected(int id, const char *peer, int deadline_ms);
 /* verify: the responder's check of bytes written with seed. */
 char *qplab_agent_req_verify(int id, long bytes, uint64_t seed);
 /* region: access is QPHS_ACCESS_* bits, sent as their words. */

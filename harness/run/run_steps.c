@@ -126,6 +126,31 @@ static int act(struct run_state *s, int h, int id, char *line, int deadline, int
 	return into_facts(s, h, step, peer, &m, err, errlen);
 }
 
+/* peer_posts: `to` is told first to post towards `from` as soon as its
+ * endpoint to it is CONNECTED (an application that sends when
+ * readyToSend() says so), then `from` connects; `to`'s facts for the step
+ * are that check's, read once the connect has returned. */
+static int connect_peer_posts(struct run_state *s, int si, const struct qplab_step *st,
+			      const char *peer, int id, int dl, char *err, size_t errlen)
+{
+	struct run_agent *to = &s->ag[st->to];
+	struct qplab_agent_msg m;
+	int tid = to->next_id++;
+
+	if (!to->pid) {
+		snprintf(err, errlen, "agent %s is not running", to->name);
+		return -1;
+	}
+	if (run_agent_send(to, qplab_agent_req_datapath_when_connected(tid, path_of(s, st->from), dl))) {
+		snprintf(err, errlen, "agent %s: cannot write its request", to->name);
+		return -1;
+	}
+	if (act(s, st->from, id, qplab_agent_req_connect(id, peer, -1, dl), dl, si, peer, err, errlen) ||
+	    run_agent_wait(to, tid, 2 * dl + 2000, &m, err, errlen))
+		return -1;
+	return into_facts(s, st->to, si, path_of(s, st->from), &m, err, errlen);
+}
+
 static int connect_step(struct run_state *s, int si, const struct qplab_step *st, char *err,
 			size_t errlen)
 {
@@ -150,6 +175,8 @@ static int connect_step(struct run_state *s, int si, const struct qplab_step *st
 		snprintf(peer, sizeof(peer), "%s:%d@%s", addr,
 			 !strcmp(st->to_address, "closed_port") ? 1 : RUN_AGENT_PORT, h->rxe);
 	}
+	if (st->peer_posts)
+		return connect_peer_posts(s, si, st, peer, id, dl, err, errlen);
 	return act(s, st->from, id, qplab_agent_req_connect(id, peer, -1, dl), dl, si, peer, err,
 		   errlen);
 }

@@ -110,6 +110,7 @@ struct qplab_agent_opts {
 	int advertise_qp_count;    /* -1 = the real count */
 	char *advertise_address;   /* NULL = the real host:port */
 	int delay_passive_rtr_ms;  /* -1 = no delay */
+	int delay_active_rtr_ms;   /* -1 = no delay */
 	int sq_psn, rq_psn;        /* lab hooks, 0..0xffffff; -1 = Mooncake's 0 */
 	int mtu_reread;            /* tri-state: re-read the active MTU at each connect */
 	int no_rdma_transport;     /* tri-state: answer Connection and Metadata null */
@@ -279,6 +280,7 @@ struct qplab_step {
 	int peer;                    /* blackhole, unblackhole */
 	char to_address[16];         /* connect: "unowned", "unroutable", "closed_port", "unresolvable" */
 	char to_device[64];          /* connect: ask `to` for this device ("" = its own) */
+	bool peer_posts;             /* connect: `to` checks towards `from` once CONNECTED */
 	int hosts[QPLAB_MAX_HOSTS];  /* connect_both: 2..QPLAB_MAX_HOSTS distinct hosts */
 	size_t nhosts;               /* connect_both */
 	int rounds;                  /* connect_both, >= 1 */

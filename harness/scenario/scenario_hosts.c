@@ -147,7 +147,8 @@ static void parse_agent(struct sc_ctx *ctx, json_object *o, const char *path,
 	static const char *const keys[] = {"quirk", "mtu_negotiation", "ready_ack", "reset_policy",
 					   "strict_reset", "qp_timeout", "qp_retry_cnt",
 					   "qp_rnr_retry", "reply_timeout_ms", "old_protocol",
-					   "advertise", "delay_passive_rtr_ms", "mtu_reread",
+					   "advertise", "delay_passive_rtr_ms", "delay_active_rtr_ms",
+					   "mtu_reread",
 					   "rd_atomic_clamp", "no_rdma_transport", "sq_psn",
 					   "rq_psn", NULL};
 	char sub[SC_PATH_MAX];
@@ -179,6 +180,7 @@ static void parse_agent(struct sc_ctx *ctx, json_object *o, const char *path,
 	a->old_protocol = tristate(ctx, o, path, "old_protocol");
 	a->rd_atomic_clamp = tristate(ctx, o, path, "rd_atomic_clamp");
 	a->delay_passive_rtr_ms = int_or_unset(ctx, o, path, "delay_passive_rtr_ms", 0, 600000);
+	a->delay_active_rtr_ms = int_or_unset(ctx, o, path, "delay_active_rtr_ms", 0, 600000);
 	a->no_rdma_transport = tristate(ctx, o, path, "no_rdma_transport");
 	a->sq_psn = int_or_unset(ctx, o, path, "sq_psn", 0, 0xffffff);
 	a->rq_psn = int_or_unset(ctx, o, path, "rq_psn", 0, 0xffffff);
@@ -254,6 +256,7 @@ static void parse_host(struct sc_ctx *ctx, json_object *o, const char *path, str
 	h->agent.qp_timeout = h->agent.qp_retry_cnt = h->agent.qp_rnr_retry = -1;
 	h->agent.reply_timeout_ms = h->agent.old_protocol = -1;
 	h->agent.delay_passive_rtr_ms = h->agent.rd_atomic_clamp = -1;
+	h->agent.delay_active_rtr_ms = -1;
 	h->agent.sq_psn = h->agent.rq_psn = -1;
 	h->agent.mtu_reread = h->agent.no_rdma_transport = -1;
 	h->agent.advertise_qp_count = -1;

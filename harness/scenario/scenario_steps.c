@@ -14,7 +14,7 @@ static const struct {
 	const char *word;
 	const char *keys[6];
 } kinds[QPLAB_STEP_KIND_COUNT] = {
-	[QPLAB_STEP_CONNECT] = {"connect", {"from", "to", "to_address", "to_device"}},
+	[QPLAB_STEP_CONNECT] = {"connect", {"from", "to", "to_address", "to_device", "peer_posts"}},
 	[QPLAB_STEP_CONNECT_BOTH] = {"connect_both", {"hosts", "rounds", "barrier_ms"}},
 	[QPLAB_STEP_DISCONNECT] = {"disconnect", {"from", "to"}},
 	[QPLAB_STEP_LINK_DOWN] = {"link_down", {"host"}},
@@ -157,6 +157,7 @@ static void parse_connect(struct sc_ctx *ctx, json_object *o, const char *path,
 			  struct qplab_step *st)
 {
 	const char *addr;
+	bool b;
 
 	st->from = host_key(ctx, o, path, "from");
 	if (qplab__sc_str(ctx, o, path, "to_address", false, &addr)) {
@@ -164,6 +165,8 @@ static void parse_connect(struct sc_ctx *ctx, json_object *o, const char *path,
 			qplab__sc_err(ctx, st->line, "connect takes \"to\" or \"to_address\", not both");
 		if (json_object_object_get_ex(o, "to_device", NULL))
 			qplab__sc_err(ctx, st->line, "to_device goes with \"to\", not \"to_address\"");
+		if (json_object_object_get_ex(o, "peer_posts", NULL))
+			qplab__sc_err(ctx, st->line, "peer_posts goes with \"to\", not \"to_address\"");
 		if (strcmp(addr, "unowned") && strcmp(addr, "unroutable") && strcmp(addr, "closed_port") &&
 		    strcmp(addr, "unresolvable"))
 			qplab__sc_err(ctx, st->line,
@@ -175,6 +178,8 @@ static void parse_connect(struct sc_ctx *ctx, json_object *o, const char *path,
 	st->to = host_key(ctx, o, path, "to");
 	if (st->from >= 0 && st->from == st->to)
 		qplab__sc_err(ctx, st->line, "a host does not connect to itself");
+	if (qplab__sc_bool(ctx, o, path, "peer_posts", &b))
+		st->peer_posts = b;
 	if (qplab__sc_str(ctx, o, path, "to_device", false, &addr)) {
 		if (!*addr || strlen(addr) >= sizeof(st->to_device) ||
 		    strspn(addr, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=

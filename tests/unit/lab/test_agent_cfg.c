@@ -20,6 +20,7 @@ START_TEST(agent_config_sets_options_hooks_and_fault)
 
 	ck_assert_int_eq(apply(&a, "{\"agent\": {\"ready_ack\": false, \"qp_retry_cnt\": 3, "
 			       "\"reset_policy\": \"reuse\", \"delay_passive_rtr_ms\": 40, "
+			       "\"delay_active_rtr_ms\": 70, "
 			       "\"sq_psn\": 4096, \"rq_psn\": 16777215, "
 			       "\"advertise\": {\"qpn\": 0, \"gid\": \"::1\", \"qp_count\": 3}}, "
 			       "\"fault\": {\"name\": \"delay\", \"ms\": 25, \"types\": [\"probe\"]}}",
@@ -28,6 +29,7 @@ START_TEST(agent_config_sets_options_hooks_and_fault)
 	ck_assert_int_eq(a.cfg.qp_retry_cnt, 3);
 	ck_assert_int_eq(a.cfg.reset_policy, QPHS_RESET_REUSE);
 	ck_assert_int_eq(a.hooks.passive_rtr_delay_ms, 40);
+	ck_assert_int_eq(a.hooks.active_reply_delay_ms, 70);
 	ck_assert(a.hooks.advertise_qpn_set && a.hooks.advertise_qpn == 0);
 	ck_assert_str_eq(a.hooks.advertise_gid, "::1");
 	ck_assert_int_eq(a.hooks.advertise_qp_count, 3);

@@ -41,6 +41,9 @@ START_TEST(agent_request_lines_are_exact)
 	l = qplab_agent_req_datapath(13, "p", 8, 100, false, 0, QPHS_DATA_SEND, 0);
 	ck_assert_str_eq(l, "{\"v\":2,\"id\":13,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":8,\"deadline_ms\":100,\"verb\":\"send\"}\n");
 	free(l);
+	l = qplab_agent_req_datapath_when_connected(15, "p", 900);
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":15,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":4096,\"deadline_ms\":900,\"read_only\":true,\"wait_connected_ms\":900}\n");
+	free(l);
 	l = qplab_agent_req_region(14, QPHS_ACCESS_LOCAL_WRITE | QPHS_ACCESS_REMOTE_READ);
 	ck_assert_str_eq(l, "{\"v\":2,\"id\":14,\"op\":\"region\",\"access\":[\"local_write\",\"remote_read\"]}\n");
 	free(l);
@@ -80,7 +83,8 @@ START_TEST(agent_config_carries_only_what_the_scenario_set)
 			   " \"qp_retry_cnt\": 3, \"advertise\": { \"qp_count\": 3 } },"
 			   " \"fault\": { \"name\": \"delay\", \"ms\": 300 } },"
 			   " \"b\": { \"fault\": { \"name\": \"reject\", \"text\": \"no: x\", \"types\": [\"connection\", \"old-protocol\"] } },"
-			   " \"c\": { \"fault\": { \"name\": \"garbage\", \"seed\": 7 } } },\n"
+			   " \"c\": { \"fault\": { \"name\": \"garbage\", \"seed\": 7 } },"
+			   " \"d\": { \"agent\": { \"advertise\": { \"gid\": \"\" } } } },\n"
 			   "  \"steps\": [ { \"do\": \"link_up\", \"host\": \"a\" } ],\n"
 			   "  \"expect\": [ { \"host\": \"a\", \"daemon_alive\": true } ] }\n";
 	struct qplab_plan *plan;
@@ -98,6 +102,11 @@ START_TEST(agent_config_carries_only_what_the_scenario_set)
 			 "\"types\":[\"connection\",\"old-protocol\"]}}");
 	json_object_put(c);
 	ck_assert_uint_eq(plan->hosts[1].fault.types, (1u << 0) | (1u << 4));
+	/* An empty GID is sent (an empty local_gid), not dropped as unset. */
+	c = qplab_agent_config(&plan->hosts[3]);
+	ck_assert_str_eq(json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN),
+			 "{\"agent\":{\"advertise\":{\"gid\":\"\"}}}");
+	json_object_put(c);
 
 	char spec[64];
 	ck_assert_int_eq(qplab_fault_spec(&plan->hosts[0].fault, spec, sizeof(spec)), 0);

@@ -106,7 +106,8 @@ START_TEST(scenario_parses_region_and_datapath_words)
 				"[\"remote_read\", \"local_write\"] }, { \"do\": \"datapath\", "
 				"\"from\": \"a\", \"to\": \"b\", \"rkey\": \"bad\" }, "
 				"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", "
-				"\"verb\": \"send\" },", ""), &plan, &errs);
+				"\"verb\": \"send\" }, { \"do\": \"connect\", \"from\": \"a\", "
+				"\"to\": \"b\", \"peer_posts\": true },", ""), &plan, &errs);
 
 	ck_assert_msg(rc == 0, "%s", errs.n ? errs.msgs[0] : "?");
 	ck_assert_int_eq(plan->steps[0].access, QPHS_ACCESS_REMOTE_READ | QPHS_ACCESS_LOCAL_WRITE);
@@ -115,6 +116,8 @@ START_TEST(scenario_parses_region_and_datapath_words)
 	ck_assert_int_eq(plan->steps[1].verb, QPHS_DATA_CHECK);
 	ck_assert_int_eq(plan->steps[2].rkey_mode, QPHS_RKEY_DESCRIPTOR);
 	ck_assert_int_eq(plan->steps[2].verb, QPHS_DATA_SEND);
+	ck_assert(!plan->steps[2].peer_posts);
+	ck_assert(plan->steps[3].peer_posts);
 	qplab_plan_free(plan);
 	qplab_errors_free(&errs);
 	rc = parse(fill("", "{ \"do\": \"datapath\", \"name\": \"w\", \"from\": \"a\", \"to\": "
@@ -270,6 +273,8 @@ static const struct {
 	{NULL, "{ \"do\": \"raw_frame\", \"to\": \"a\", \"kind\": \"stale_ack\" },", NULL, "@S@", "missing required key \"from\""},
 	{NULL, "{ \"do\": \"connect\", \"from\": \"a\", \"to\": \"b\", \"to_device\": \"rxe 1\" },", NULL, "@S@", "to_device is a device name"},
 	{NULL, "{ \"do\": \"connect\", \"from\": \"a\", \"to_address\": \"unowned\", \"to_device\": \"rxe1\" },", NULL, "@S@", "goes with \"to\""},
+	{NULL, "{ \"do\": \"connect\", \"from\": \"a\", \"to_address\": \"unowned\", \"peer_posts\": true },", NULL, "@S@", "peer_posts goes with \"to\""},
+	{NULL, "{ \"do\": \"connect\", \"from\": \"a\", \"to\": \"b\", \"peer_posts\": 1 },", NULL, "@S@", "peer_posts"},
 	{NULL, "{ \"do\": \"raw_frame\", \"from\": \"a\", \"to\": \"a\", \"kind\": \"stale_ack\" },", NULL, "@S@", "another host"},
 	{NULL, "{ \"do\": \"wait\", \"host\": \"a\", \"until\": { \"endpoint\": \"none\" } },", NULL, "@S@", "deadline_ms"},
 	{NULL, "{ \"do\": \"snapshot\", \"name\": \"x\" }, { \"do\": \"snapshot\", \"name\": \"x\" },", NULL, "@S@", "used twice"},
