@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "agent.h"
+#include "cli/hwc.h"
 #include "cli/jread.h"
 #include "cli/labwords.h"
 
@@ -291,6 +292,25 @@ static json_object *op_probe(struct agent *a, json_object *id, json_object *req)
 	return o;
 }
 
+/* The device port's hardware counters, absolute (the runner takes one
+ * before and one after a step: the change is the step's).  Not part of
+ * `last`: reading counters is no connect or datapath. */
+static json_object *op_counters(struct agent *a, json_object *id)
+{
+	struct qplab_hwc h;
+	char err[200];
+	json_object *o, *c;
+
+	if (qplab_hwc_read(a->device, a->cfg.ib_port, &h, err, sizeof(err)))
+		return agent_reply(id, "counters", 1, QPHS_ERR_DEVICE_NOT_FOUND, err);
+	o = agent_reply(id, "counters", 1, 0, "");
+	c = json_object_new_object();
+	for (int i = 0; i < h.n; i++)
+		json_object_object_add(c, h.c[i].name, json_object_new_int64((int64_t)h.c[i].value));
+	json_object_object_add(o, "hw_counters", c);
+	return o;
+}
+
 json_object *agent_serve(struct agent *a, json_object *req, int *quit)
 {
 	char text[160] = "";
@@ -322,6 +342,8 @@ json_object *agent_serve(struct agent *a, json_object *req, int *quit)
 		return op_disconnect(a, id, req);
 	if (!strcmp(op, "probe"))
 		return op_probe(a, id, req);
+	if (!strcmp(op, "counters"))
+		return op_counters(a, id);
 	if (!strcmp(op, "region"))
 		return agent_op_region(a, id, req);
 	if (!strcmp(op, "verify"))

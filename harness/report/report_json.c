@@ -121,6 +121,15 @@ static json_object *facts_json(const struct qplab_facts *f)
 	json_object_object_add(o, "leftover_objects", num_or_null(f->leftover_objects));
 	json_object_object_add(o, "frame_outcome", word_or_null(f->frame_outcome));
 	json_object_object_add(o, "events", events_json(f));
+	if (f->nhwc >= 0) {
+		json_object *c = json_object_new_object();
+
+		for (int i = 0; i < f->nhwc && i < QPLAB_FACT_MAX_HWC; i++)
+			json_object_object_add(c, f->hwc[i].name, json_object_new_int64(f->hwc[i].delta));
+		json_object_object_add(o, "hw_counters", c);
+	} else {
+		json_object_object_add(o, "hw_counters", NULL);
+	}
 	return o;
 }
 

@@ -146,6 +146,11 @@ char *qplab_agent_req_report(int id)
 	return line(id, "report", NULL);
 }
 
+char *qplab_agent_req_counters(int id)
+{
+	return line(id, "counters", NULL);
+}
+
 char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadline_ms,
 			       bool read_only, int rkey_mode, int verb, uint64_t seed)
 {

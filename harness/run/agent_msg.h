@@ -33,6 +33,8 @@ int qplab_fault_spec(const struct qplab_fault *f, char *buf, size_t len);
  * NULL when out of memory.  deadline_ms < 0 leaves the agent's default. */
 char *qplab_agent_req_connect(int id, const char *peer, int64_t at_realtime_ns, int deadline_ms);
 char *qplab_agent_req_report(int id);
+/* The device port's hardware counters, absolute ("hw_counters"). */
+char *qplab_agent_req_counters(int id);
 char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadline_ms,
 			       bool read_only, int rkey_mode, int verb, uint64_t seed);
 /* The read-only check a passive host makes towards peer as soon as its

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "agent_msg.h"
+#include "cli/hwc.h"
 #include "run_capture.h"
 #include "scenario/expect.h"
 #include "scenario/inventory.h"
@@ -292,6 +293,18 @@ struct run_state {
  * cmd_run sets from --mooncake-agent or its default). */
 const char *run_mooncake_agent(void);
 int run_step(struct run_state *s, int si, char *err, size_t errlen);
+/* The hardware counters of every live agent's device port (run_hwc.c):
+ * one reading before a step, then the change over it into the step's
+ * facts (hw_counters).  A host whose agent cannot say (not running, a
+ * Mooncake adapter without the request, no netlink) gets "not collected"
+ * and the reason; the step goes on. */
+struct run_hwc_reading {
+	int ok[QPLAB_MAX_HOSTS];
+	struct qplab_hwc c[QPLAB_MAX_HOSTS];
+	char error[QPLAB_MAX_HOSTS][160];
+};
+void run_hwc_read(struct run_state *s, struct run_hwc_reading *r);
+void run_hwc_delta(struct run_state *s, int si, const struct run_hwc_reading *before);
 /* connect_both (run_both.c): the rounds, then every live agent's report
  * into the step's facts. */
 int run_connect_both(struct run_state *s, int si, const struct qplab_step *st, char *err, size_t errlen);

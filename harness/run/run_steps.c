@@ -386,8 +386,14 @@ static void step_times(struct qplab_scenario_facts *sf, int si, double t0)
 int run_step(struct run_state *s, int si, char *err, size_t errlen)
 {
 	const struct qplab_step *st = &s->p->steps[si];
-	double t0 = run_now_ms();
+	bool hwc = qplab_plan_uses_hwc(s->p);
+	struct run_hwc_reading *before = hwc ? calloc(1, sizeof(*before)) : NULL;
 	int peer_of[QPLAB_MAX_HOSTS];
+
+	/* Read before the step's clock starts: time_ms.step stays the step's. */
+	if (before)
+		run_hwc_read(s, before);
+	double t0 = run_now_ms();
 
 	/* Set before the step: the reports it collects are placed on it. */
 	if (s->facts->steps_t0_ms < 0)
@@ -404,6 +410,9 @@ int run_step(struct run_state *s, int si, char *err, size_t errlen)
 			pair(peer_of, 0, 1);
 		rc = run_collect(s, si, peer_of, err, errlen);
 	}
+	if (before && rc == 0)
+		run_hwc_delta(s, si, before);
+	free(before);
 	for (size_t h = 0; h < s->p->nhosts; h++)
 		qplab_facts_at(s->facts, si, (int)h)->time_ms[QPLAB_TIME_STEP] = took;
 	step_times(s->facts, si, t0);

@@ -3,6 +3,7 @@
  * with its expected and observed value in words, so a failure's diagnostic
  * says exactly what differed on which host.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +217,35 @@ static void time_checks(struct checks *c, const struct qplab_assert *a,
 	}
 }
 
+static void hwc_checks(struct checks *c, const struct qplab_assert *a, const struct qplab_facts *f)
+{
+	char what[32];
+
+	for (int i = 0; i < a->nhwc; i++) {
+		const struct qplab_hwc_bound *b = &a->hwc[i];
+		long got = qplab_facts_hwc(f, b->name);
+
+		snprintf(what, sizeof(what), "hw_counters.%.19s", b->name);
+		struct qplab_check *k = add(c, what, got != LONG_MIN && (b->min < 0 || got >= b->min) &&
+							     (b->max < 0 || got <= b->max));
+		if (b->min == b->max)
+			snprintf(k->expected, sizeof(k->expected), "+%ld", b->min);
+		else if (b->min >= 0 && b->max >= 0)
+			snprintf(k->expected, sizeof(k->expected), "+%ld..%ld", b->min, b->max);
+		else if (b->min >= 0)
+			snprintf(k->expected, sizeof(k->expected), ">= +%ld", b->min);
+		else
+			snprintf(k->expected, sizeof(k->expected), "<= +%ld", b->max);
+		if (got != LONG_MIN)
+			snprintf(k->observed, sizeof(k->observed), "%+ld", got);
+		else if (f->nhwc < 0)
+			snprintf(k->observed, sizeof(k->observed), "(not collected%s%.200s)",
+				 f->hwc_error[0] ? ": " : "", f->hwc_error);
+		else
+			snprintf(k->observed, sizeof(k->observed), "(the device has no such counter)");
+	}
+}
+
 static void bool_check(struct checks *c, const char *what, int want, int got)
 {
 	if (want < 0)
@@ -255,6 +285,7 @@ bool qplab_assert_eval(const struct qplab_assert *a, const struct qplab_facts *f
 	int_check(&c, "leftover_qps", a->leftover_qps, f->leftover_qps);
 	int_check(&c, "leftover_objects", a->leftover_objects, f->leftover_objects);
 	word_check(&c, "frame_outcome", a->frame_outcome, f->frame_outcome);
+	hwc_checks(&c, a, f);
 	if (out) {
 		*out = c.v;
 		*n = c.n;

@@ -22,6 +22,7 @@
 
 #define QPLAB_FACT_MAX_QPS 256
 #define QPLAB_FACT_MAX_EVENTS 8
+#define QPLAB_FACT_MAX_HWC 48
 
 /* One phase of a host's last setup at its times (what: qphs_phase_name). */
 struct qplab_event {
@@ -61,6 +62,16 @@ struct qplab_facts {
 	int leftover_qps;           /* after teardown */
 	int leftover_objects;       /* namespaces, veths, rxe devices, rules, agents */
 	char frame_outcome[16];     /* closed, replied, silent */
+	/* The device port's hardware counters: by how much each changed over
+	 * the step (a reading before it, one after its reports); collected
+	 * only for a plan that asserts hw_counters.  nhwc -1 = not collected,
+	 * hwc_error then says why when the agent could not read them. */
+	int nhwc;
+	struct {
+		char name[QPLAB_HWC_NAME_MAX];
+		long delta;
+	} hwc[QPLAB_FACT_MAX_HWC];
+	char hwc_error[160];
 	/* The phases of the endpoint's last setup (report only): on the
 	 * agent's monotonic clock as decoded, in the steps' time base once the
 	 * runner has rebased them; -1 = not collected.  events_peer: the host
@@ -77,6 +88,12 @@ void qplab_facts_free(struct qplab_facts *f);
 /* Replaces *dst with a copy of s (NULL clears it).  Returns 0 or
  * QPHS_ERR_MEMORY. */
 int qplab_facts_set(char **dst, const char *s);
+/* The change of counter name over the step (negative when the device was
+ * created anew), or LONG_MIN when not collected. */
+long qplab_facts_hwc(const struct qplab_facts *f, const char *name);
+/* Whether any expectation (or keyed row) of plan asserts hw_counters: the
+ * runner reads the counters around each step only then. */
+bool qplab_plan_uses_hwc(const struct qplab_plan *plan);
 
 /* The facts of one scenario: final[h], and step[s * nhosts + h].  Per
  * step s, when it began and ended (step_started_ms[s], step_ended_ms[s]:

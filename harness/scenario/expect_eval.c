@@ -1,4 +1,5 @@
 /* Facts containers, keyed-row choice and the evaluation of a whole plan. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,29 @@ void qplab_facts_init(struct qplab_facts *f)
 	f->datapath_restored = f->datapath_peer_checksum = -1;
 	f->leftover_qps = f->leftover_objects = -1;
 	f->nevents = -1;
+	f->nhwc = -1;
+}
+
+long qplab_facts_hwc(const struct qplab_facts *f, const char *name)
+{
+	for (int i = 0; i < f->nhwc; i++)
+		if (!strcmp(f->hwc[i].name, name))
+			return f->hwc[i].delta;
+	return LONG_MIN;
+}
+
+bool qplab_plan_uses_hwc(const struct qplab_plan *plan)
+{
+	for (size_t i = 0; i < plan->nexpect; i++) {
+		const struct qplab_expectation *e = &plan->expect[i];
+
+		if (e->a.nhwc)
+			return true;
+		for (size_t r = 0; r < e->ncases; r++)
+			if (e->cases[r].a.nhwc)
+				return true;
+	}
+	return false;
 }
 
 void qplab_facts_free(struct qplab_facts *f)

@@ -120,7 +120,9 @@ static void parse_root(struct sc_ctx *ctx, json_object *root)
 {
 	static const char *const keys[] = {"description", "source", "tags", "requires",
 					   "timeout_ms", "hosts", "links", "steps",
-					   "expect", "placements", "wire", NULL};
+					   "expect", "placements", "wire",
+					   /* issue #18's ablation marks (its parser checks them) */
+					   "ablate", NULL};
 	struct qplab_plan *plan = ctx->plan;
 	const char *s;
 	long v;

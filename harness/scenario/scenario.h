@@ -229,6 +229,16 @@ struct qplab_assert {
 	int leftover_qps;
 	int leftover_objects;
 	char frame_outcome[16];          /* "closed", "replied", "silent" */
+	/* hw_counters: by how much each named device counter changed over
+	 * the step (min..max, -1 = no bound), in the order written. */
+	struct qplab_hwc_bound *hwc;
+	int nhwc;
+};
+
+#define QPLAB_HWC_NAME_MAX 32
+struct qplab_hwc_bound {
+	char name[QPLAB_HWC_NAME_MAX];
+	long min, max;
 };
 
 /* One term of a `when` key. */

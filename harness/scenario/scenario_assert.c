@@ -32,7 +32,7 @@ static const char *const wc_names[] = {
 		"gid_index", "gid_reason", "path_mtu", "peer_path_mtu", "peer_ready_ack", \
 		"warning", "log",                                                     \
 		"datapath_restored", "datapath_peer_checksum", "daemon_alive",       \
-		"leftover_qps", "leftover_objects", "frame_outcome"
+		"leftover_qps", "leftover_objects", "frame_outcome", "hw_counters"
 
 bool qplab__sc_in_list(const char *const *list, const char *s)
 {
@@ -69,6 +69,7 @@ void qplab__sc_assert_free(struct qplab_assert *a)
 {
 	free(a->qp_each);
 	free(a->wc_any);
+	free(a->hwc);
 	free_match(&a->reply_sent);
 	free_match(&a->reply_received);
 	free_match(&a->error_text);
@@ -252,6 +253,69 @@ static void time_key(struct sc_ctx *ctx, json_object *o, const char *path, struc
 	}
 }
 
+/* "hw_counters": {"NAME": N | {"min": N, "max": N}, ...}: the change of
+ * each named counter of the host's device port over the step.  Names are
+ * the driver's (rxe_hw_counters.c for rxe); one the device does not have
+ * fails at run time as not collected. */
+static void hwc_key(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_assert *a)
+{
+	static const char *const bound_keys[] = {"min", "max", NULL};
+	json_object *v = qplab__sc_get(ctx, o, path, "hw_counters", json_type_object, false);
+	char sub[SC_PATH_MAX], sub2[SC_PATH_MAX];
+	long x;
+
+	if (!v)
+		return;
+	qplab__sc_join(sub, sizeof(sub), path, "hw_counters");
+	a->nfields++;
+	if (json_object_object_length(v) == 0)
+		qplab__sc_err(ctx, qplab__sc_line(ctx, sub), "hw_counters names no counter");
+	a->hwc = calloc((size_t)json_object_object_length(v) + 1, sizeof(*a->hwc));
+	if (!a->hwc)
+		return;
+	json_object_object_foreach(v, name, bound) {
+		struct qplab_hwc_bound *b = &a->hwc[a->nhwc];
+		int line;
+
+		qplab__sc_join(sub2, sizeof(sub2), sub, name);
+		line = qplab__sc_line(ctx, sub2);
+		if (!name[0] || strlen(name) >= QPLAB_HWC_NAME_MAX ||
+		    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(name)) {
+			qplab__sc_err(ctx, line, "hw_counters: \"%.40s\" is not a counter name "
+				      "(a-z, 0-9, _; at most %d characters)", name, QPLAB_HWC_NAME_MAX - 1);
+			continue;
+		}
+		snprintf(b->name, sizeof(b->name), "%s", name);
+		b->min = b->max = -1;
+		if (json_object_is_type(bound, json_type_int)) {
+			x = (long)json_object_get_int64(bound);
+			if (x < 0) {
+				qplab__sc_err(ctx, line, "hw_counters.%s: a change is >= 0", name);
+				continue;
+			}
+			b->min = b->max = x;
+		} else if (json_object_is_type(bound, json_type_object)) {
+			qplab__sc_only_keys(ctx, bound, sub2, "a counter bound", bound_keys);
+			if (qplab__sc_int(ctx, bound, sub2, "min", 0, 1000000000, &x))
+				b->min = x;
+			if (qplab__sc_int(ctx, bound, sub2, "max", 0, 1000000000, &x))
+				b->max = x;
+			if (b->min < 0 && b->max < 0) {
+				qplab__sc_err(ctx, line, "hw_counters.%s needs min or max", name);
+				continue;
+			}
+			if (b->max >= 0 && b->min > b->max) {
+				qplab__sc_err(ctx, line, "hw_counters.%s: min above max", name);
+				continue;
+			}
+		} else {
+			qplab__sc_err(ctx, line, "hw_counters.%s is N or {\"min\": N, \"max\": N}", name);
+			continue;
+		}
+		a->nhwc++;
+	}
+}
+
 static void code_key(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_assert *a)
 {
 	const char *s;
@@ -330,4 +394,5 @@ void qplab__sc_assert(struct sc_ctx *ctx, json_object *o, const char *path,
 	int_field(ctx, o, path, "leftover_objects", 0, 100000, &a->leftover_objects, &a->nfields);
 	enum_key(ctx, o, path, "frame_outcome", frame_outcomes, a->frame_outcome,
 		 sizeof(a->frame_outcome), &a->nfields);
+	hwc_key(ctx, o, path, a);
 }

@@ -221,6 +221,12 @@ static void parse_expectation(struct sc_ctx *ctx, json_object *o, const char *pa
 		   ctx->nerr == nerr) {
 		qplab__sc_err(ctx, e->line, "expectation asserts nothing");
 	}
+	/* Counters are read around a step; the final facts have none. */
+	bool hwc = e->a.nhwc > 0;
+	for (size_t r = 0; r < e->ncases; r++)
+		hwc |= e->cases[r].a.nhwc > 0;
+	if (hwc && e->step < 0)
+		qplab__sc_err(ctx, e->line, "hw_counters is the change over a step: it needs \"step\"");
 }
 
 void qplab__sc_expects(struct sc_ctx *ctx, json_object *root)

@@ -216,6 +216,9 @@ static void parse_extras(struct sc_ctx *ctx, json_object *o, const char *path, s
 			qplab__sc_assert(ctx, v, sub, &st->until, NULL);
 			if (st->until.nfields == 0)
 				qplab__sc_err(ctx, st->line, "\"until\" asserts nothing");
+			if (st->until.nhwc)
+				qplab__sc_err(ctx, st->line, "a wait's \"until\" cannot assert hw_counters "
+					      "(the change over a step is known once the step is over)");
 		}
 	}
 }

@@ -339,6 +339,53 @@ START_TEST(expect_observed_text_is_quoted_and_escaped)
 }
 END_TEST
 
+START_TEST(expect_hw_counters_are_the_step_change)
+{
+	struct qplab_plan *plan = plan_with(
+		"\"a\": {}, \"b\": {}",
+		"{ \"host\": \"a\", \"step\": \"c\", \"hw_counters\": { \"completer_retry_err\": 1, "
+		"\"retry_exceeded_err\": { \"min\": 1, \"max\": 2 }, \"rcvd_seq_err\": { \"max\": 0 } } }");
+	struct qplab_facts f;
+	struct qplab_check *c;
+	size_t n;
+
+	ck_assert(qplab_plan_uses_hwc(plan));
+	healthy(&f);
+	/* Not collected: every counter check fails and says why. */
+	snprintf(f.hwc_error, sizeof(f.hwc_error), "unknown op");
+	ck_assert(!qplab_assert_eval(&plan->expect[0].a, &f, 1, &c, &n));
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(c[0].what, "hw_counters.completer_retry_err");
+	ck_assert_str_eq(c[0].expected, "+1");
+	ck_assert_str_eq(c[0].observed, "(not collected: unknown op)");
+	free(c);
+	f.nhwc = 3;
+	snprintf(f.hwc[0].name, sizeof(f.hwc[0].name), "completer_retry_err");
+	f.hwc[0].delta = 1;
+	snprintf(f.hwc[1].name, sizeof(f.hwc[1].name), "retry_exceeded_err");
+	f.hwc[1].delta = 1;
+	snprintf(f.hwc[2].name, sizeof(f.hwc[2].name), "rcvd_seq_err");
+	f.hwc[2].delta = 0;
+	ck_assert(qplab_assert_eval(&plan->expect[0].a, &f, 1, NULL, NULL));
+	/* retry_cnt 2 counts two retries: the exact value catches it, and no
+	 * time multiplier widens it. */
+	f.hwc[0].delta = 2;
+	ck_assert(!qplab_assert_eval(&plan->expect[0].a, &f, 3, &c, &n));
+	ck_assert(!c[0].ok && c[1].ok && c[2].ok);
+	ck_assert_str_eq(c[0].observed, "+2");
+	ck_assert_str_eq(c[1].expected, "+1..2");
+	ck_assert_str_eq(c[2].expected, "<= +0");
+	free(c);
+	/* A counter the device does not have. */
+	f.nhwc = 2;
+	ck_assert(!qplab_assert_eval(&plan->expect[0].a, &f, 1, &c, &n));
+	ck_assert_str_eq(c[2].observed, "(the device has no such counter)");
+	free(c);
+	qplab_facts_free(&f);
+	qplab_plan_free(plan);
+}
+END_TEST
+
 Suite *suite_expect(void)
 {
 	Suite *s = suite_create("expect");
@@ -350,6 +397,7 @@ Suite *suite_expect(void)
 	tcase_add_test(tc, expect_none_within_needs_the_full_wait);
 	tcase_add_test(tc, expect_time_multiplier_stretches_max_only);
 	tcase_add_test(tc, expect_observed_text_is_quoted_and_escaped);
+	tcase_add_test(tc, expect_hw_counters_are_the_step_change);
 	tc = unit_tcase(s, "keys", 10);
 	tcase_add_loop_test(tc, expect_chooses_the_keyed_row, 0, sizeof(rows) / sizeof(rows[0]));
 	tcase_add_test(tc, expect_rows_keyed_by_impl);
