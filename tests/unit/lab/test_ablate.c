@@ -8,8 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "plan_testutil.h"
 #include "qphs.h"
 #include "report/report.h"
+#include "run/run_args.h"
 #include "scenario/scenario.h"
 #include "unit.h"
 
@@ -430,6 +432,19 @@ START_TEST(junit_carries_the_verdict)
 }
 END_TEST
 
+START_TEST(run_takes_ablate)
+{
+	struct qplab_run_opts o;
+	char err[256];
+
+	ck_assert_int_eq(plan_test_run_args("scenarios --ablate --kernel 7", &o, err, sizeof(err)), 0);
+	ck_assert(o.ablate);
+	ck_assert_uint_eq(o.npaths, 1);
+	ck_assert_int_eq(plan_test_run_args("scenarios", &o, err, sizeof(err)), 0);
+	ck_assert(!o.ablate);
+}
+END_TEST
+
 /* Every scenario file with an `ablate` list: each pointer resolves (the
  * parse says so) and the twin parses. */
 static void check_tree(const char *dir, int *files, int *lists)
@@ -522,6 +537,7 @@ Suite *suite_ablate(void)
 	tcase_add_test(tc, ablation_json_says_what_failed_in_the_twin);
 	tcase_add_test(tc, tap_shows_the_verdict_only_with_ablate);
 	tcase_add_test(tc, junit_carries_the_verdict);
+	tcase_add_test(tc, run_takes_ablate);
 	tc = unit_tcase(s, "files", 30);
 	tcase_add_test(tc, catalogue_ablate_keys_resolve_and_twins_parse);
 	tcase_add_test(tc, lab_selftest_ablate_files);

@@ -96,6 +96,7 @@ static const struct {
 	{"{ \"do\": \"firewall_drop\", \"host\": \"b\" },", QPLAB_STEP_FIREWALL_DROP},
 	{"{ \"do\": \"firewall_reject\", \"host\": \"b\" },", QPLAB_STEP_FIREWALL_REJECT},
 	{"{ \"do\": \"firewall_off\", \"host\": \"b\" },", QPLAB_STEP_FIREWALL_OFF},
+	{"{ \"do\": \"noop\", \"name\": \"n\" },", QPLAB_STEP_NOOP},
 };
 
 START_TEST(scenario_parses_region_and_datapath_words)
