@@ -190,14 +190,14 @@ static void ablation_lines(FILE *out, json_object *sc, int v)
 	failed = jread_array_or_null(a, "failed");
 	reason = jread_str_or(a, "reason", NULL);
 	if (v == QPLAB_ABL_INSENSITIVE)
-		fprintf(out, "# ablation: every expectation still holds without the fault: the scenario does "
+		fprintf(out, "#   ablation: every expectation still holds without the fault: the scenario does "
 			     "not depend on it\n");
 	if (v == QPLAB_ABL_ERROR && reason)
-		fprintf(out, "# ablation: the twin errored: %s\n", reason);
+		fprintf(out, "#   ablation: the twin errored: %s\n", reason);
 	for (size_t i = 0; v == QPLAB_ABL_SENSITIVE && failed && i < json_object_array_length(failed); i++) {
 		json_object *f = jread_object_at(failed, i);
 
-		fprintf(out, "# ablation: without the fault, line %d host %s: %s\n", (int)jread_int_or(f, "line", 0),
+		fprintf(out, "#   ablation: without the fault, line %d host %s: %s\n", (int)jread_int_or(f, "line", 0),
 			jread_str_or(f, "host", "?"), jread_str_or(f, "why", "?"));
 	}
 }

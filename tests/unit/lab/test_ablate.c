@@ -432,6 +432,30 @@ START_TEST(junit_carries_the_verdict)
 }
 END_TEST
 
+START_TEST(html_shows_the_ablation_object)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	json_object *doc = json_tokener_parse(
+		"{\"schema_version\":1,\"runs\":[{\"kernel\":\"7.2.0\",\"backend\":\"netns\",\"summary\":"
+		"{\"total\":1,\"pass\":1},\"scenarios\":[{\"id\":\"basic/x\",\"status\":\"pass\",\"steps\":[],"
+		"\"expectations\":[],\"ablation\":{\"verdict\":\"sensitive\",\"removed\":[\"/steps/1\","
+		"{\"set\":\"/hosts/b/mtu\",\"to\":9000}],\"failed\":[{\"line\":13,\"host\":\"a\","
+		"\"why\":\"code: expected <E>, observed OK\"}],\"twin_ms\":1500}}]}]}");
+
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_int_eq(qplab_html_write(f, doc), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "ablation: <b>sensitive</b> without"));
+	ck_assert_ptr_nonnull(strstr(buf, "/steps/1"));
+	ck_assert_ptr_nonnull(strstr(buf, "(twin 1.5 s)"));
+	ck_assert_ptr_nonnull(strstr(buf, "line 13, host a: code: expected &lt;E&gt;, observed OK"));
+	free(buf);
+	json_object_put(doc);
+}
+END_TEST
+
 START_TEST(run_takes_ablate)
 {
 	struct qplab_run_opts o;
@@ -538,6 +562,7 @@ Suite *suite_ablate(void)
 	tcase_add_test(tc, tap_shows_the_verdict_only_with_ablate);
 	tcase_add_test(tc, junit_carries_the_verdict);
 	tcase_add_test(tc, run_takes_ablate);
+	tcase_add_test(tc, html_shows_the_ablation_object);
 	tc = unit_tcase(s, "files", 30);
 	tcase_add_test(tc, catalogue_ablate_keys_resolve_and_twins_parse);
 	tcase_add_test(tc, lab_selftest_ablate_files);

@@ -143,4 +143,4 @@ PYEOF
 fi
 left=$(lab_leftovers)
 [ -z "$left" ] || fail "left over after the smoke run: $left"
-note "smoke slice + step self-tests${abl:+ with --ablate}: $(grep -c '^ok' "$OUT/smoke.tap") ok in $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms; $(grep '^# overhead' "$OUT/smoke.tap" | cut -c3-)${abl:+; $(grep '^# ablation' "$OUT/smoke.tap" | cut -c3-)}"
+note "smoke slice + step self-tests${abl:+ with --ablate}: $(grep -c '^ok' "$OUT/smoke.tap") ok in $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms; $(grep '^# overhead' "$OUT/smoke.tap" | cut -c3-)${abl:+; $(grep '^# ablation: [0-9]' "$OUT/smoke.tap" | cut -c3-)}"
