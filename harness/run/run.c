@@ -410,6 +410,18 @@ static void mooncake_agent_path(struct qplab_run_opts *o)
 	o->mooncake_agent = path;
 }
 
+/* Bad scenario files, --impl hosts or ablated twins: every message, exit 2
+ * with nothing run. */
+static int refuse(struct qplab_errors *errs, struct qplab_catalogue *cat, struct qplab_inventory *inv)
+{
+	for (size_t i = 0; i < errs->n; i++)
+		fprintf(stderr, "%s\n", errs->msgs[i]);
+	qplab_errors_free(errs);
+	qplab_catalogue_free(cat);
+	qplab_inventory_free(inv);
+	return QPLAB_EXIT_USAGE;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct qplab_run_opts o;
@@ -438,29 +450,10 @@ int cmd_run(int argc, char **argv)
 	snprintf(dflt, sizeof(dflt), "%s/scenarios", qplab_root());
 	paths[0] = dflt;
 	if (qplab_catalogue_load(o.npaths ? o.paths : paths, o.npaths ? o.npaths : 1, o.tags, o.ntags,
-				 &cat, &errs)) {
-		for (size_t i = 0; i < errs.n; i++)
-			fprintf(stderr, "%s\n", errs.msgs[i]);
-		qplab_errors_free(&errs);
-		qplab_catalogue_free(&cat);
-		qplab_inventory_free(inv);
-		return QPLAB_EXIT_USAGE;
-	}
-	if (qplab_catalogue_impls(&cat, &o, &errs)) {
-		for (size_t i = 0; i < errs.n; i++)
-			fprintf(stderr, "%s\n", errs.msgs[i]);
-		qplab_errors_free(&errs);
-		qplab_catalogue_free(&cat);
-		return QPLAB_EXIT_USAGE;
-	}
-	if (o.ablate && qplab_catalogue_twins(&cat, &errs)) {
-		for (size_t i = 0; i < errs.n; i++)
-			fprintf(stderr, "%s\n", errs.msgs[i]);
-		qplab_errors_free(&errs);
-		qplab_catalogue_free(&cat);
-		qplab_inventory_free(inv);
-		return QPLAB_EXIT_USAGE;
-	}
+				 &cat, &errs) ||
+	    qplab_catalogue_impls(&cat, &o, &errs) ||
+	    (o.ablate && qplab_catalogue_twins(&cat, &errs)))
+		return refuse(&errs, &cat, inv);
 	mooncake_agent_path(&o);
 	/* --jobs is checked where the topology mode is known: inside the lab
 	 * (run_here; with the vm backend, inside the VM, which gets --jobs). */

@@ -38,33 +38,12 @@ static const char TEMPLATE[] =
 
 static char *fill(const char *a, const char *h, const char *s)
 {
-	static char out[8192];
 	const char *ph[] = {"@A@", "@H@", "@S@"}, *val[] = {a, h, s};
-	char tmp[8192];
 
-	snprintf(out, sizeof(out), "%s", TEMPLATE);
-	for (int i = 0; i < 3; i++) {
-		char *at = strstr(out, ph[i]);
-
-		*at = '\0';
-		snprintf(tmp, sizeof(tmp), "%s%s%s", out, val[i] ? val[i] : "", at + 3);
-		snprintf(out, sizeof(out), "%s", tmp);
-	}
-	return out;
+	return plan_test_fill(TEMPLATE, ph, val);
 }
 
 #define KILL_B "{ \"do\": \"kill_agent\", \"name\": \"k\", \"host\": \"b\" },"
-
-static struct qplab_plan *parse_ok(const char *text)
-{
-	struct qplab_errors errs = {0};
-	struct qplab_plan *p = NULL;
-	int rc = qplab_scenario_parse("t.json", text, strlen(text), &p, &errs);
-
-	ck_assert_msg(rc == 0, "%s", errs.n ? errs.msgs[0] : "no message");
-	qplab_errors_free(&errs);
-	return p;
-}
 
 /* The parse fails with exactly one message, which starts with want. */
 static void parse_fails(const char *text, const char *want)
@@ -82,13 +61,13 @@ static void parse_fails(const char *text, const char *want)
 
 START_TEST(ablate_absent_is_unmarked_and_empty_is_no_fault)
 {
-	struct qplab_plan *p = parse_ok(fill(NULL, NULL, NULL));
+	struct qplab_plan *p = plan_test_parse(fill(NULL, NULL, NULL));
 
 	ck_assert_int_eq(p->ablate_mode, QPLAB_ABLATE_UNMARKED);
 	ck_assert_uint_eq(p->nablate, 0);
 	qplab_plan_free(p);
 	/* MC_NUM_QP_PER_EP=2 and ready_ack true are the library's defaults. */
-	p = parse_ok(fill("\"ablate\": [],", "\"env\": { \"MC_NUM_QP_PER_EP\": 2 }, \"agent\": { \"ready_ack\": true }",
+	p = plan_test_parse(fill("\"ablate\": [],", "\"env\": { \"MC_NUM_QP_PER_EP\": 2 }, \"agent\": { \"ready_ack\": true }",
 			  NULL));
 	ck_assert_int_eq(p->ablate_mode, QPLAB_ABLATE_NONE);
 	ck_assert_ptr_null(p->doc);
@@ -98,7 +77,7 @@ END_TEST
 
 START_TEST(ablate_list_lands_in_the_plan)
 {
-	struct qplab_plan *p = parse_ok(fill("\"ablate\": [\"/steps/1\", \"/hosts/b/env/MC_MTU\", "
+	struct qplab_plan *p = plan_test_parse(fill("\"ablate\": [\"/steps/1\", \"/hosts/b/env/MC_MTU\", "
 					     "{ \"set\": \"/hosts/b/mtu\", \"to\": 9000 }, \"/tags/0\"],",
 					     "\"env\": { \"MC_MTU\": 1024 }", KILL_B));
 
@@ -187,7 +166,7 @@ static struct qplab_plan *twin_of(struct qplab_plan *p)
 
 START_TEST(twin_removes_a_member)
 {
-	struct qplab_plan *p = parse_ok(fill("\"ablate\": [\"/hosts/b/env/MC_MTU\"],",
+	struct qplab_plan *p = plan_test_parse(fill("\"ablate\": [\"/hosts/b/env/MC_MTU\"],",
 					     "\"env\": { \"MC_MTU\": 1024, \"MC_IB_TC\": 3 }", NULL));
 	struct qplab_plan *t = twin_of(p);
 
@@ -206,7 +185,7 @@ END_TEST
 START_TEST(twin_removes_array_elements_at_once)
 {
 	/* /expect/0 and /expect/1 both go: removing one must not shift the other. */
-	struct qplab_plan *p = parse_ok(fill("\"ablate\": [\"/expect/0\", \"/expect/1\", \"/tags/0\"],", NULL, NULL));
+	struct qplab_plan *p = plan_test_parse(fill("\"ablate\": [\"/expect/0\", \"/expect/1\", \"/tags/0\"],", NULL, NULL));
 	struct qplab_plan *t = twin_of(p);
 
 	ck_assert_uint_eq(t->nexpect, 1);
@@ -220,7 +199,7 @@ END_TEST
 
 START_TEST(twin_step_becomes_noop_under_its_name)
 {
-	struct qplab_plan *p = parse_ok(fill("\"ablate\": [\"/steps/0\"],", NULL, KILL_B));
+	struct qplab_plan *p = plan_test_parse(fill("\"ablate\": [\"/steps/0\"],", NULL, KILL_B));
 	struct qplab_plan *t = twin_of(p);
 
 	ck_assert_uint_eq(t->nsteps, p->nsteps);
@@ -240,7 +219,7 @@ END_TEST
 
 START_TEST(twin_sets_and_adds_values)
 {
-	struct qplab_plan *p = parse_ok(fill("\"ablate\": [{ \"set\": \"/hosts/b/mtu\", \"to\": 9000 }, "
+	struct qplab_plan *p = plan_test_parse(fill("\"ablate\": [{ \"set\": \"/hosts/b/mtu\", \"to\": 9000 }, "
 					     "{ \"set\": \"/links/0/mtu\", \"to\": 4200 }],", NULL, NULL));
 	struct qplab_plan *t = twin_of(p);
 
@@ -261,7 +240,7 @@ START_TEST(twin_that_does_not_parse_names_the_pointer)
 
 	snprintf(text, sizeof(text), "%s",
 		 fill("\"ablate\": [\"/tags/1\",\n  \"/steps/0/from\"],", NULL, NULL));
-	p = parse_ok(text);
+	p = plan_test_parse(text);
 	ck_assert_int_eq(qplab_plan_ablate(p, &t, &errs), QPHS_ERR_INVALID_ARGUMENT);
 	ck_assert_ptr_null(t);
 	ck_assert_uint_eq(errs.n, 1);
@@ -276,7 +255,7 @@ END_TEST
 
 START_TEST(noop_step_is_accepted_in_files)
 {
-	struct qplab_plan *p = parse_ok(fill(NULL, NULL, "{ \"do\": \"noop\", \"name\": \"n\", \"deadline_ms\": 5 },"));
+	struct qplab_plan *p = plan_test_parse(fill(NULL, NULL, "{ \"do\": \"noop\", \"name\": \"n\", \"deadline_ms\": 5 },"));
 
 	ck_assert_int_eq(p->steps[1].kind, QPLAB_STEP_NOOP);
 	ck_assert_str_eq(qplab_step_kind_name(QPLAB_STEP_NOOP), "noop");
@@ -336,7 +315,7 @@ static json_object *twin_result(const char *status)
 
 START_TEST(ablation_json_says_what_failed_in_the_twin)
 {
-	struct qplab_plan *p = parse_ok(fill("\"ablate\": [\"/steps/1\", { \"set\": \"/hosts/b/mtu\", \"to\": 9000 }],",
+	struct qplab_plan *p = plan_test_parse(fill("\"ablate\": [\"/steps/1\", { \"set\": \"/hosts/b/mtu\", \"to\": 9000 }],",
 					     NULL, KILL_B));
 	json_object *tw = twin_result("fail"), *a = qplab_ablation_json(p, QPLAB_ABL_SENSITIVE, tw), *v, *f;
 
