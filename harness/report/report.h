@@ -20,6 +20,7 @@
 #define QPLAB_REPORT_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "scenario/expect.h"
@@ -120,12 +121,39 @@ int qplab_report_mkdir(const char *dir);
  * string joined by '\n' (caller frees).  NULL when out of memory. */
 char *qplab_result_diagnostic(json_object *scenario);
 
+/* `qplab run --ablate`'s verdict per scenario (report_ablation.c). */
+enum qplab_ablation {
+	QPLAB_ABL_SENSITIVE,   /* an expectation evaluated in the twin failed */
+	QPLAB_ABL_INSENSITIVE, /* the twin passed: the scenario does not depend on its fault */
+	QPLAB_ABL_ERROR,       /* the twin errored (or was skipped) */
+	QPLAB_ABL_NO_FAULT,    /* "ablate": [] */
+	QPLAB_ABL_UNMARKED,    /* no ablate key */
+	QPLAB_ABL_NOT_RUN,     /* the scenario itself did not pass */
+	QPLAB_ABL_COUNT
+};
+/* "sensitive", "insensitive", "error", "no fault", "unmarked", "not run";
+ * NULL out of range. */
+const char *qplab_ablation_name(int v);
+/* The verdict for a name, or -1. */
+int qplab_ablation_by_name(const char *s);
+/* mode: the plan's enum qplab_ablate_mode; status: the scenario's (enum
+ * qplab_status, expectations evaluated); twin_status: its twin's, -1 when
+ * no twin ran. */
+enum qplab_ablation qplab_ablation_verdict(int mode, int status, int twin_status);
+/* The scenario entry's "ablation" object: verdict, removed (the entries of
+ * p's list), and from twin (its result entry, borrowed; NULL: none ran)
+ * failed (the expectations that failed in it, per host, and why),
+ * reason, twin_status, twin_ms.  A new reference. */
+json_object *qplab_ablation_json(const struct qplab_plan *p, enum qplab_ablation v, json_object *twin);
+
 /* The TAP writer.  Caller-owned struct; all state lives in it. */
 struct qplab_tap_row;
 struct qplab_tap {
 	FILE *out;
 	int planned, done;
 	int counts[4];               /* by enum qplab_status */
+	bool ablate;                 /* --ablate: verdicts on the lines, their summary */
+	int ablation[QPLAB_ABL_COUNT];
 	double t0;                   /* monotonic seconds at begin */
 	struct qplab_tap_row *rows;  /* for the summary */
 	size_t nrows;

@@ -3,6 +3,7 @@
  * showed, the ablation verdict, the timeline, the logs and captures. */
 #include <string.h>
 
+#include "cli/jread.h"
 #include "report.h"
 #include "report_html.h"
 
@@ -138,26 +139,44 @@ static void facts(FILE *f, json_object *sc)
 	fputs("</details>\n", f);
 }
 
-/* "ablation": a word ("sensitive", "insensitive") or an object of them. */
+/* "ablation": a word (older results) or the object --ablate writes: the
+ * verdict, what was removed, and what failed in the twin. */
 static void ablation(FILE *f, json_object *sc)
 {
-	json_object *a;
+	json_object *a, *removed, *failed;
+	const char *reason;
 
 	if (!json_object_object_get_ex(sc, "ablation", &a) || !a)
 		return;
-	fputs("<p class=\"ablation\">ablation: ", f);
-	if (json_object_is_type(a, json_type_object)) {
-		json_object_object_foreach(a, k, v) {
-			fputs("<span class=\"ab\">", f);
-			html_str(f, k);
-			fputs(" <b>", f);
-			html_json(f, v);
-			fputs("</b></span> ", f);
-		}
-	} else {
-		fputs("<b>", f);
+	fputs("<p class=\"ablation\">ablation: <b>", f);
+	if (!json_object_is_type(a, json_type_object)) {
 		html_json(f, a);
-		fputs("</b>", f);
+		fputs("</b></p>\n", f);
+		return;
+	}
+	html_str(f, jread_str_or(a, "verdict", "?"));
+	fputs("</b>", f);
+	removed = jread_array_or_null(a, "removed");
+	for (size_t i = 0; removed && i < json_object_array_length(removed); i++) {
+		fputs(i ? ", " : " without <span class=\"ab\">", f);
+		html_json(f, json_object_array_get_idx(removed, i));
+	}
+	if (removed && json_object_array_length(removed))
+		fputs("</span>", f);
+	if (jread_int_or(a, "twin_ms", -1) >= 0)
+		fprintf(f, " (twin %.1f s)", (int)jread_int_or(a, "twin_ms", 0) / 1000.0);
+	if ((reason = jread_str_or(a, "reason", NULL))) {
+		fputs(": ", f);
+		html_str(f, reason);
+	}
+	failed = jread_array_or_null(a, "failed");
+	for (size_t i = 0; failed && i < json_object_array_length(failed); i++) {
+		json_object *e = jread_object_at(failed, i);
+
+		fprintf(f, "<br>line %d, host ", (int)jread_int_or(e, "line", 0));
+		html_str(f, jread_str_or(e, "host", "?"));
+		fputs(": ", f);
+		html_str(f, jread_str_or(e, "why", "?"));
 	}
 	fputs("</p>\n", f);
 }

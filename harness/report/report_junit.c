@@ -56,6 +56,40 @@ static void attr(FILE *out, const char *name, const char *value)
 	fputc('"', out);
 }
 
+/* --ablate: the verdict as a property, and what the twin showed as
+ * system-out (docs/results.md "ablation"). */
+static void ablation(FILE *out, json_object *sc)
+{
+	json_object *a = jread_object_or_null(sc, "ablation"), *failed;
+	const char *v = jread_str_or(a, "verdict", NULL), *reason = jread_str_or(a, "reason", NULL);
+
+	if (!v)
+		return;
+	fputs("      <properties>\n        <property name=\"ablation\"", out);
+	attr(out, "value", v);
+	fputs("/>\n      </properties>\n", out);
+	failed = jread_array_or_null(a, "failed");
+	if (!reason && !(failed && json_object_array_length(failed)) && strcmp(v, "insensitive"))
+		return;
+	fputs("      <system-out>", out);
+	if (!strcmp(v, "insensitive"))
+		xml_text(out, "ablation: insensitive: every expectation still holds without the fault\n");
+	if (reason) {
+		xml_text(out, "ablation: ");
+		xml_text(out, reason);
+		xml_text(out, "\n");
+	}
+	for (size_t i = 0; failed && i < json_object_array_length(failed); i++) {
+		json_object *f = jread_object_at(failed, i);
+		char line[900];
+
+		snprintf(line, sizeof(line), "ablation: without the fault, line %d host %s: %s\n",
+			 (int)jread_int_or(f, "line", 0), jread_str_or(f, "host", "?"), jread_str_or(f, "why", "?"));
+		xml_text(out, line);
+	}
+	fputs("</system-out>\n", out);
+}
+
 static void testcase(FILE *out, json_object *sc)
 {
 	const char *status = jread_str_or(sc, "status", ""), *name = jread_str_or(sc, "name", "");
@@ -68,6 +102,7 @@ static void testcase(FILE *out, json_object *sc)
 	attr(out, "name", slash ? slash + 1 : name);
 	attr(out, "file", jread_str_or(sc, "file", ""));
 	fprintf(out, " time=\"%.3f\">\n", (int)jread_int_or(sc, "elapsed_ms", 0) / 1000.0);
+	ablation(out, sc);
 	if (!strcmp(status, "skip")) {
 		fputs("      <skipped", out);
 		attr(out, "message", jread_str_or(sc, "reason", ""));

@@ -170,13 +170,49 @@ static void tap_name(char *out, size_t len, const char *name)
 	out[n] = '\0';
 }
 
+/* --ablate: the verdict of sc's "ablation" object (-1: none). */
+static int ablation_of(json_object *sc)
+{
+	json_object *a;
+
+	if (!json_object_object_get_ex(sc, "ablation", &a) || !json_object_is_type(a, json_type_object))
+		return -1;
+	return qplab_ablation_by_name(jread_str_or(a, "verdict", NULL));
+}
+
+/* Why the verdict is what it is, under the scenario's line. */
+static void ablation_lines(FILE *out, json_object *sc, int v)
+{
+	json_object *a, *failed;
+	const char *reason;
+
+	json_object_object_get_ex(sc, "ablation", &a);
+	failed = jread_array_or_null(a, "failed");
+	reason = jread_str_or(a, "reason", NULL);
+	if (v == QPLAB_ABL_INSENSITIVE)
+		fprintf(out, "#   ablation: every expectation still holds without the fault: the scenario does "
+			     "not depend on it\n");
+	if (v == QPLAB_ABL_ERROR && reason)
+		fprintf(out, "#   ablation: the twin errored: %s\n", reason);
+	for (size_t i = 0; v == QPLAB_ABL_SENSITIVE && failed && i < json_object_array_length(failed); i++) {
+		json_object *f = jread_object_at(failed, i);
+
+		fprintf(out, "#   ablation: without the fault, line %d host %s: %s\n", (int)jread_int_or(f, "line", 0),
+			jread_str_or(f, "host", "?"), jread_str_or(f, "why", "?"));
+	}
+}
+
 void qplab_tap_result(struct qplab_tap *t, json_object *sc)
 {
-	int status = status_of(sc);
+	int status = status_of(sc), abl = t->ablate ? ablation_of(sc) : -1;
 	const char *reason = jread_str_or(sc, "reason", NULL);
-	char name[200], *diag;
+	char name[200], *diag, word[40] = "";
 
 	tap_name(name, sizeof(name), jread_str_or(sc, "name", NULL));
+	if (abl >= 0) {
+		snprintf(word, sizeof(word), " [ablation: %s]", qplab_ablation_name(abl));
+		t->ablation[abl]++;
+	}
 
 	t->done++;
 	t->counts[status]++;
@@ -186,10 +222,13 @@ void qplab_tap_result(struct qplab_tap *t, json_object *sc)
 		snprintf(why, sizeof(why), "%s", reason ? reason : "no reason given");
 		for (char *p = why; *p; p++)
 			*p = *p == '#' || *p == '\n' ? ' ' : *p;
-		fprintf(t->out, "ok %d - %s # SKIP %s\n", t->done, name, why);
+		fprintf(t->out, "ok %d - %s%s # SKIP %s\n", t->done, name, word, why);
 	} else {
-		fprintf(t->out, "%s %d - %s\n", status == QPLAB_PASS ? "ok" : "not ok", t->done, name);
+		fprintf(t->out, "%s %d - %s%s\n", status == QPLAB_PASS && abl != QPLAB_ABL_INSENSITIVE ? "ok" : "not ok",
+			t->done, name, word);
 	}
+	if (abl >= 0)
+		ablation_lines(t->out, sc, abl);
 	if (status == QPLAB_FAIL || status == QPLAB_ERROR) {
 		diag = qplab_result_diagnostic(sc);
 		comment_lines(t->out, diag);
@@ -238,6 +277,11 @@ int qplab_tap_end(struct qplab_tap *t)
 	fprintf(t->out, "# summary: %d of %d scenarios in %.1f s: %d pass, %d fail, %d skip, %d error\n",
 		t->done, t->planned, now_s() - t->t0, t->counts[QPLAB_PASS], t->counts[QPLAB_FAIL],
 		t->counts[QPLAB_SKIP], t->counts[QPLAB_ERROR]);
+	if (t->ablate)
+		fprintf(t->out, "# ablation: %d sensitive, %d insensitive, %d error, %d no fault, %d unmarked, "
+			"%d not run\n", t->ablation[QPLAB_ABL_SENSITIVE], t->ablation[QPLAB_ABL_INSENSITIVE],
+			t->ablation[QPLAB_ABL_ERROR], t->ablation[QPLAB_ABL_NO_FAULT],
+			t->ablation[QPLAB_ABL_UNMARKED], t->ablation[QPLAB_ABL_NOT_RUN]);
 	summary_table(t);
 	for (int s = QPLAB_FAIL; s <= QPLAB_ERROR; s++)
 		for (size_t i = 0; i < t->nrows; i++)
@@ -249,5 +293,6 @@ int qplab_tap_end(struct qplab_tap *t)
 	free(t->rows);
 	t->rows = NULL;
 	t->nrows = 0;
-	return t->counts[QPLAB_FAIL] || t->counts[QPLAB_ERROR] || t->done < t->planned ? 1 : 0;
+	return t->counts[QPLAB_FAIL] || t->counts[QPLAB_ERROR] || t->done < t->planned ||
+	       t->ablation[QPLAB_ABL_INSENSITIVE] ? 1 : 0;
 }

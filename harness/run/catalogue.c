@@ -153,6 +153,21 @@ void qplab_catalogue_free(struct qplab_catalogue *cat)
 	memset(cat, 0, sizeof(*cat));
 }
 
+int qplab_catalogue_twins(struct qplab_catalogue *cat, struct qplab_errors *errs)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < cat->n; i++) {
+		struct qplab_plan *p = cat->plans[i];
+
+		if (p->ablate_mode != QPLAB_ABLATE_LIST || p->twin)
+			continue;
+		if (qplab_plan_ablate(p, &p->twin, errs))
+			rc = QPHS_ERR_INVALID_ARGUMENT;
+	}
+	return rc;
+}
+
 static void set_impl(struct qplab_plan *p, int h, const char *name)
 {
 	snprintf(p->hosts[h].impl, sizeof(p->hosts[h].impl), "%s", name);

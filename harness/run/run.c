@@ -213,11 +213,12 @@ static void run_serial(struct run_ctx *c, const struct qplab_catalogue *cat,
 		json_object *j;
 
 		memset(&out, 0, sizeof(out));
-		c->last = i + 1 == cat->n;
+		c->last = i + 1 == cat->n && !run_ablate_wants_twin(c, cat->plans[i]);
 		run_scenario(c, cat->plans[i], &out);
 		if (tot->over && out.status != QPLAB_SKIP)
 			tot->over[tot->nover++] = out;
 		j = run_scenario_json(cat->plans[i], &out, ri);
+		run_ablate(c, cat->plans[i], i + 1 == cat->n, j, ri);
 		qplab_tap_result(tap, j);
 		qplab_results_run_add(run, j);
 		json_object_put(j);
@@ -333,6 +334,7 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat,
 	}
 	c.mode = mode;
 	c.keep = o->keep;
+	c.ablate = o->ablate;
 	if (!inv) {
 		uname(&u);
 		snprintf(kernel, sizeof(kernel), "%s", u.release);
@@ -355,6 +357,7 @@ static int run_here(const struct qplab_run_opts *o, struct qplab_catalogue *cat,
 		json_object_object_add(run, "hosts", hosts);
 	tot.over = calloc(cat->n + 1, sizeof(*tot.over));
 	qplab_tap_begin(&tap, stdout, (int)cat->n);
+	tap.ablate = o->ablate;
 	if (o->jobs < 2 || cat->n < 2 || run_jobs(&c, cat, &ri, o->jobs, logdir, &tap, run, &tot))
 		run_serial(&c, cat, &ri, &tap, run, &tot);
 	if (tot.left > 0) {
@@ -407,6 +410,18 @@ static void mooncake_agent_path(struct qplab_run_opts *o)
 	o->mooncake_agent = path;
 }
 
+/* Bad scenario files, --impl hosts or ablated twins: every message, exit 2
+ * with nothing run. */
+static int refuse(struct qplab_errors *errs, struct qplab_catalogue *cat, struct qplab_inventory *inv)
+{
+	for (size_t i = 0; i < errs->n; i++)
+		fprintf(stderr, "%s\n", errs->msgs[i]);
+	qplab_errors_free(errs);
+	qplab_catalogue_free(cat);
+	qplab_inventory_free(inv);
+	return QPLAB_EXIT_USAGE;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct qplab_run_opts o;
@@ -435,21 +450,10 @@ int cmd_run(int argc, char **argv)
 	snprintf(dflt, sizeof(dflt), "%s/scenarios", qplab_root());
 	paths[0] = dflt;
 	if (qplab_catalogue_load(o.npaths ? o.paths : paths, o.npaths ? o.npaths : 1, o.tags, o.ntags,
-				 &cat, &errs)) {
-		for (size_t i = 0; i < errs.n; i++)
-			fprintf(stderr, "%s\n", errs.msgs[i]);
-		qplab_errors_free(&errs);
-		qplab_catalogue_free(&cat);
-		qplab_inventory_free(inv);
-		return QPLAB_EXIT_USAGE;
-	}
-	if (qplab_catalogue_impls(&cat, &o, &errs)) {
-		for (size_t i = 0; i < errs.n; i++)
-			fprintf(stderr, "%s\n", errs.msgs[i]);
-		qplab_errors_free(&errs);
-		qplab_catalogue_free(&cat);
-		return QPLAB_EXIT_USAGE;
-	}
+				 &cat, &errs) ||
+	    qplab_catalogue_impls(&cat, &o, &errs) ||
+	    (o.ablate && qplab_catalogue_twins(&cat, &errs)))
+		return refuse(&errs, &cat, inv);
 	mooncake_agent_path(&o);
 	/* --jobs is checked where the topology mode is known: inside the lab
 	 * (run_here; with the vm backend, inside the VM, which gets --jobs). */

@@ -183,6 +183,7 @@ struct run_ctx {
 	int built;                 /* topologies built by this run */
 	bool keep;                 /* --keep */
 	bool last;                 /* the run's last scenario: nothing reuses its topology */
+	bool ablate;               /* --ablate: a passing scenario's twin runs after it */
 	/* The topology is kept for the next scenario when that one can be
 	 * made from it (run_topo_sig: same hosts and addresses; MTUs are set
 	 * in place) and this one left it resettable (no delete_device, no
@@ -272,6 +273,15 @@ struct run_outcome {
 };
 
 void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outcome *out);
+
+/* --ablate (run_ablate.c).  run_ablate_wants_twin: p's twin may follow it
+ * (so p's run is not the last to use its topology).  run_ablate, after
+ * p's result entry j: runs the twin when p passed (c->last = last for it)
+ * and adds j's "ablation" object; nothing without c->ablate. */
+struct qplab_runinfo;
+bool run_ablate_wants_twin(const struct run_ctx *c, const struct qplab_plan *p);
+void run_ablate(struct run_ctx *c, const struct qplab_plan *p, bool last, json_object *j,
+		const struct qplab_runinfo *ri);
 
 /* The steps (run_steps.c): executes step si.  Returns 0, or -1 with the
  * reason in err (the scenario errors out). */

@@ -18,7 +18,7 @@ void qplab_run_usage(FILE *out)
 	fprintf(out,
 		"usage: qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm|hosts] [--kernel K]...\n"
 		"                 [--inventory FILE] [--tag T]... [--jobs N] [--out DIR] [--keep] [--capture]\n"
-		"                 [--impl HOST=NAME]... [--placements] [--mooncake-agent PATH]\n\n"
+		"                 [--impl HOST=NAME]... [--placements] [--mooncake-agent PATH] [--ablate]\n\n"
 		"Runs scenario files (a directory means every *.json below it; none means the\n"
 		"catalogue).  TAP on stdout; results.json, junit.xml and report.html (open it in\n"
 		"a browser; `qplab report` makes it again) in DIR (default build/lab).\n"
@@ -40,7 +40,11 @@ void qplab_run_usage(FILE *out)
 		"                hosts it lists run Mooncake; ids get @mooncake=HOSTS)\n"
 		"  --mooncake-agent PATH  the adapter for mooncake hosts (default\n"
 		"                $QPLAB_MOONCAKE_AGENT, else mooncake/qplab-mooncake-agent beside qplab)\n"
-		"Exit: 0 all passed or skipped, 1 a scenario failed, 2 usage error or bad file.\n");
+		"  --ablate      run each passing scenario again without its fault (its \"ablate\"\n"
+		"                key), right after it: sensitive (an expectation now fails),\n"
+		"                insensitive (all still pass: exit 1), error, no fault, unmarked, not run\n"
+		"Exit: 0 all passed or skipped, 1 a scenario failed (or is insensitive), 2 usage\n"
+		"error or bad file.\n");
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, const char *arg)
@@ -146,6 +150,10 @@ int qplab_run_parse_args(int argc, char **argv, struct qplab_run_opts *o, char *
 		}
 		if (!strcmp(a, "--capture")) {
 			o->capture = true;
+			continue;
+		}
+		if (!strcmp(a, "--ablate")) {
+			o->ablate = true;
 			continue;
 		}
 		if (strncmp(a, "--", 2) || !strcmp(a, "--")) {

@@ -5,7 +5,7 @@
  *
  *   qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm|hosts] [--kernel K]...
  *             [--inventory FILE] [--tag T]... [--jobs N] [--out DIR] [--keep] [--capture]
- *             [--impl HOST=NAME]... [--placements] [--mooncake-agent PATH]
+ *             [--impl HOST=NAME]... [--placements] [--mooncake-agent PATH] [--ablate]
  *
  * Nothing here touches RDMA, namespaces or processes.
  */
@@ -45,6 +45,7 @@ struct qplab_run_opts {
 	const char *inventory;                   /* --backend hosts: its inventory */
 	bool keep;                               /* keep the topology after a failure */
 	bool capture;                            /* --capture: a pcap per scenario */
+	bool ablate;                             /* --ablate: each passing scenario's twin too */
 	bool help;
 	/* --impl HOST=NAME: host HOST of every scenario that has one runs
 	 * NAME (a qplab_impls name), whatever its file says. */
@@ -89,6 +90,11 @@ struct qplab_catalogue {
 int qplab_catalogue_load(const char *const *paths, size_t npaths, const char *const *tags,
 			 size_t ntags, struct qplab_catalogue *cat, struct qplab_errors *errs);
 void qplab_catalogue_free(struct qplab_catalogue *cat);
+
+/* --ablate: the ablated twin of every plan whose `ablate` key lists
+ * pointers, in plan->twin (qplab_plan_ablate).  Returns 0, or
+ * QPHS_ERR_INVALID_ARGUMENT with every plan's problem in errs. */
+int qplab_catalogue_twins(struct qplab_catalogue *cat, struct qplab_errors *errs);
 
 /* Who runs which host: with o->placements every plan with "placements"
  * becomes one plan per placement (its file parsed again), the listed

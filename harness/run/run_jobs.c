@@ -77,8 +77,12 @@ static int work_one(struct run_ctx *c, const struct qplab_catalogue *cat, size_t
 	json_object *j;
 	int rc;
 
+	bool last = c->last;
+
+	c->last = last && !run_ablate_wants_twin(c, cat->plans[i]);
 	run_scenario(c, cat->plans[i], &m.out);
 	j = run_scenario_json(cat->plans[i], &m.out, ri);
+	run_ablate(c, cat->plans[i], last, j, ri);
 	if (m.out.have_facts)
 		qplab_scenario_facts_free(&m.out.facts);
 	memset(&m.out.facts, 0, sizeof(m.out.facts));

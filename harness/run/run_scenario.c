@@ -141,7 +141,9 @@ static void take_capture(struct run_ctx *c, struct run_state *s, struct run_outc
 	snprintf(name, sizeof(name), "%s", s->p->id);
 	for (char *q = name; *q; q++)
 		*q = *q == '/' ? '-' : *q;
-	snprintf(dst, sizeof(dst), "%s/%s.pcap", c->pcap_dir ? c->pcap_dir : ".", name);
+	/* The ablated twin's capture beside the scenario's, not over it. */
+	snprintf(dst, sizeof(dst), "%s/%s%s.pcap", c->pcap_dir ? c->pcap_dir : ".", name,
+		 s->p->is_twin ? "-ablated" : "");
 	r->nhosts = s->p->nhosts;
 	for (size_t h = 0; h < s->p->nhosts; h++)
 		if (s->hostmap[h] >= 0) {

@@ -320,6 +320,7 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 	case QPLAB_STEP_WAIT:
 		return wait_step(s, si, st, err, errlen);
 	case QPLAB_STEP_SNAPSHOT:
+	case QPLAB_STEP_NOOP:
 		return 0;
 	case QPLAB_STEP_VERIFY: {
 		const struct qplab_step *w = &s->p->steps[st->of];

@@ -120,9 +120,7 @@ static void parse_root(struct sc_ctx *ctx, json_object *root)
 {
 	static const char *const keys[] = {"description", "source", "tags", "requires",
 					   "timeout_ms", "hosts", "links", "steps",
-					   "expect", "placements", "wire",
-					   /* issue #18's ablation marks (its parser checks them) */
-					   "ablate", NULL};
+					   "expect", "placements", "wire", "ablate", NULL};
 	struct qplab_plan *plan = ctx->plan;
 	const char *s;
 	long v;
@@ -147,6 +145,7 @@ static void parse_root(struct sc_ctx *ctx, json_object *root)
 	qplab__sc_steps(ctx, root);
 	qplab__sc_expects(ctx, root);
 	qplab__sc_wire(ctx, root);
+	qplab__sc_ablate(ctx, root);
 }
 
 /* Comment stripping (when comments), then json-c (strict), then the
@@ -296,6 +295,19 @@ static void free_agent(struct qplab_agent_opts *a)
 	free(a->advertise_address);
 }
 
+void qplab__sc_expectation_free(struct qplab_expectation *e)
+{
+	qplab__sc_assert_free(&e->a);
+	for (size_t c = 0; c < e->ncases; c++) {
+		free(e->cases[c].when_text);
+		free(e->cases[c].terms);
+		free(e->cases[c].why);
+		qplab__sc_assert_free(&e->cases[c].a);
+	}
+	free(e->cases);
+	free(e->label);
+}
+
 void qplab_plan_free(struct qplab_plan *plan)
 {
 	if (!plan)
@@ -312,18 +324,10 @@ void qplab_plan_free(struct qplab_plan *plan)
 		free(plan->steps[i].frame);
 		qplab__sc_assert_free(&plan->steps[i].until);
 	}
-	for (size_t i = 0; i < plan->nexpect; i++) {
-		struct qplab_expectation *e = &plan->expect[i];
-		qplab__sc_assert_free(&e->a);
-		for (size_t c = 0; c < e->ncases; c++) {
-			free(e->cases[c].when_text);
-			free(e->cases[c].terms);
-			free(e->cases[c].why);
-			qplab__sc_assert_free(&e->cases[c].a);
-		}
-		free(e->cases);
-		free(e->label);
-	}
+	for (size_t i = 0; i < plan->nexpect; i++)
+		qplab__sc_expectation_free(&plan->expect[i]);
+	qplab__sc_ablate_free(plan);
+	qplab_plan_free(plan->twin);
 	free(plan->expect);
 	qplab_wire_free(plan->wire, plan->nwire);
 	free(plan->steps);

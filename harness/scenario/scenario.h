@@ -179,6 +179,7 @@ enum qplab_step_kind {
 	QPLAB_STEP_FIREWALL_DROP,  /* host drops TCP to its handshake port */
 	QPLAB_STEP_FIREWALL_REJECT,/* host answers it with a TCP reset */
 	QPLAB_STEP_FIREWALL_OFF,   /* and stops */
+	QPLAB_STEP_NOOP,           /* nothing (what --ablate puts in place of a step) */
 	QPLAB_STEP_KIND_COUNT
 };
 
@@ -312,6 +313,22 @@ struct qplab_step {
 };
 
 struct qplab_wire_expect; /* wire.h */
+struct json_object;
+
+/* The `ablate` key (scenario_ablate.c). */
+enum qplab_ablate_mode {
+	QPLAB_ABLATE_UNMARKED,       /* no key */
+	QPLAB_ABLATE_NONE,           /* []: the file declares it has no fault */
+	QPLAB_ABLATE_LIST,           /* pointers to what injects the fault */
+};
+
+/* One entry: a pointer removed (a step: made a noop), or set to `to`. */
+struct qplab_ablate {
+	char *pointer;               /* RFC 6901, resolved against the file */
+	char *to;                    /* {"set", "to"}: the value as JSON text; NULL: removed */
+	int line;
+	int step;                    /* "/steps/N" removed: N (it becomes a noop); else -1 */
+};
 
 struct qplab_plan {
 	char *file;                  /* as given to the parser */
@@ -338,6 +355,16 @@ struct qplab_plan {
 	size_t nplacements;
 	struct qplab_wire_expect *wire; /* the `wire` section (wire.h) */
 	size_t nwire;
+	enum qplab_ablate_mode ablate_mode;
+	struct qplab_ablate *ablate;
+	size_t nablate;
+	struct json_object *doc;     /* the parsed file, kept for the twin when nablate > 0 */
+	/* The ablated twin (qplab_plan_ablate): which steps are noops, and how
+	 * many expectations naming them it dropped. */
+	bool is_twin;
+	bool step_ablated[QPLAB_MAX_STEPS];
+	size_t nexpect_ablated;
+	struct qplab_plan *twin;     /* owned: qplab run --ablate builds it (NULL: none) */
 };
 
 /* Parses `len` bytes of `text` (need not be NUL-terminated); `file` names
@@ -352,7 +379,18 @@ int qplab_scenario_parse(const char *file, const char *text, size_t len,
 int qplab_scenario_load(const char *path, struct qplab_plan **out,
 			struct qplab_errors *errs);
 
-/* Accepts NULL. */
+/* The ablated twin of a plan whose `ablate` key lists pointers: the
+ * file's document with every entry applied at once (a "/steps/N" becomes
+ * {"do": "noop", "name": its name}; another pointer is deleted; a set
+ * replaces or adds), parsed again; the expectations that name a noop step
+ * are dropped (nexpect_ablated counts them); id and the hosts' run-time
+ * implementations are p's.  Returns 0 with *twin (free it), or
+ * QPHS_ERR_INVALID_ARGUMENT with one error "FILE:LINE: ablate \"PTR\": ..."
+ * naming the first entry after which the document no longer parses (or
+ * when p has no list). */
+int qplab_plan_ablate(const struct qplab_plan *p, struct qplab_plan **twin, struct qplab_errors *errs);
+
+/* Accepts NULL (and frees p->twin too). */
 void qplab_plan_free(struct qplab_plan *plan);
 
 /* Host index by name, or -1. */

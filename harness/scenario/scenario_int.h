@@ -120,6 +120,11 @@ void qplab__sc_netem(struct sc_ctx *ctx, json_object *obj, const char *path,
 void qplab__sc_steps(struct sc_ctx *ctx, json_object *root);
 void qplab__sc_expects(struct sc_ctx *ctx, json_object *root);
 void qplab__sc_wire(struct sc_ctx *ctx, json_object *root); /* scenario_wire.c */
+/* The `ablate` key (scenario_ablate.c), after every other section. */
+void qplab__sc_ablate(struct sc_ctx *ctx, json_object *root);
+void qplab__sc_ablate_free(struct qplab_plan *plan);
+/* Frees what one expectation owns (not the struct). */
+void qplab__sc_expectation_free(struct qplab_expectation *e);
 /* Parses one assertion block; `extra` are keys the caller handles. */
 void qplab__sc_assert(struct sc_ctx *ctx, json_object *obj, const char *path,
 		      struct qplab_assert *a, const char *const *extra);

@@ -41,6 +41,7 @@ static const struct {
 	[QPLAB_STEP_FIREWALL_DROP] = {"firewall_drop", {"host"}},
 	[QPLAB_STEP_FIREWALL_REJECT] = {"firewall_reject", {"host"}},
 	[QPLAB_STEP_FIREWALL_OFF] = {"firewall_off", {"host"}},
+	[QPLAB_STEP_NOOP] = {"noop", {NULL}},
 };
 
 const char *qplab_step_kind_name(enum qplab_step_kind kind)
@@ -342,6 +343,8 @@ static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, str
 	case QPLAB_STEP_SNAPSHOT:
 		if (!st->name[0])
 			qplab__sc_err(ctx, st->line, "a snapshot needs a \"name\"");
+		break;
+	case QPLAB_STEP_NOOP: /* no host: it does nothing */
 		break;
 	default:
 		st->host = host_key(ctx, o, path, "host");

@@ -20,6 +20,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+# The phases may ask which set runs (70-runner ablates on the full set only).
+export QPLAB_VM_SET=$set_name
 [ "${QPLAB_IN_VM:-0}" = 1 ] || { echo "in-vm.sh: runs inside the micro-VM (tests/vm/run-selftests.sh)"; exit 2; }
 
 # KSFT_SKIP, the phases' skip status (require_cmd).

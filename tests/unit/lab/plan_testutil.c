@@ -16,6 +16,23 @@ struct qplab_plan *plan_test_parse(const char *text)
 	return p;
 }
 
+char *plan_test_fill(const char *tmpl, const char *const ph[3], const char *const val[3])
+{
+	static char out[8192];
+	char tmp[8192];
+
+	snprintf(out, sizeof(out), "%s", tmpl);
+	for (int i = 0; i < 3; i++) {
+		char *at = strstr(out, ph[i]);
+
+		ck_assert_msg(at != NULL, "no placeholder %s", ph[i]);
+		*at = '\0';
+		snprintf(tmp, sizeof(tmp), "%s%s%s", out, val[i] ? val[i] : "", at + strlen(ph[i]));
+		snprintf(out, sizeof(out), "%s", tmp);
+	}
+	return out;
+}
+
 int plan_test_run_args(const char *line, struct qplab_run_opts *o, char *err, size_t errlen)
 {
 	static char buf[512];

@@ -8,6 +8,10 @@
  * parser's first message.  The caller frees it (qplab_plan_free). */
 struct qplab_plan *plan_test_parse(const char *text);
 
+/* tmpl with each of its three placeholders ph[i] replaced by val[i]
+ * (NULL: nothing), in a static buffer (the next call overwrites it). */
+char *plan_test_fill(const char *tmpl, const char *const ph[3], const char *const val[3]);
+
 /* `qplab run LINE`'s options: LINE split at spaces (at most 30 words, 511
  * bytes) and given to qplab_run_parse_args. */
 struct qplab_run_opts;

@@ -228,12 +228,13 @@ START_TEST(catalogue_reports_every_bad_file_and_runs_nothing)
 
 	ck_assert_int_eq(qplab_catalogue_load(paths, 2, NULL, 0, &cat, &errs), QPHS_ERR_INVALID_ARGUMENT);
 	/* every other file of tests/lab parses (helpers add self-tests there) */
-	ck_assert_uint_eq(cat.n, json_files("tests/lab") - 3);
-	ck_assert_uint_eq(errs.n, 4);
+	ck_assert_uint_eq(cat.n, json_files("tests/lab") - 4);
+	ck_assert_uint_eq(errs.n, 5);
 	ck_assert_str_eq(errs.msgs[0], "tests/lab/no-such.json: No such file or directory");
-	ck_assert_ptr_nonnull(strstr(errs.msgs[1], "tests/lab/bad-syntax.json:"));
-	ck_assert_ptr_nonnull(strstr(errs.msgs[2], "tests/lab/duplicate-key.json:"));
-	ck_assert_ptr_nonnull(strstr(errs.msgs[3], "tests/lab/unknown-key.json:"));
+	ck_assert_ptr_nonnull(strstr(errs.msgs[1], "tests/lab/ablate-false-no-fault.json:"));
+	ck_assert_ptr_nonnull(strstr(errs.msgs[2], "tests/lab/bad-syntax.json:"));
+	ck_assert_ptr_nonnull(strstr(errs.msgs[3], "tests/lab/duplicate-key.json:"));
+	ck_assert_ptr_nonnull(strstr(errs.msgs[4], "tests/lab/unknown-key.json:"));
 	qplab_catalogue_free(&cat);
 	qplab_errors_free(&errs);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan_testutil.h"
 #include "qphs.h"
 #include "scenario/scenario.h"
 #include "unit.h"
@@ -38,18 +39,9 @@ static int placeholder_line(const char *ph)
 
 static char *fill(const char *h, const char *s, const char *e)
 {
-	static char out[8192];
 	const char *ph[] = {"@H@", "@S@", "@E@"}, *val[] = {h, s, e};
-	char tmp[8192];
 
-	snprintf(out, sizeof(out), "%s", TEMPLATE);
-	for (int i = 0; i < 3; i++) {
-		char *at = strstr(out, ph[i]);
-		*at = '\0';
-		snprintf(tmp, sizeof(tmp), "%s%s%s", out, val[i] ? val[i] : "", at + 3);
-		snprintf(out, sizeof(out), "%s", tmp);
-	}
-	return out;
+	return plan_test_fill(TEMPLATE, ph, val);
 }
 
 static int parse(const char *text, struct qplab_plan **plan, struct qplab_errors *errs)
@@ -96,6 +88,7 @@ static const struct {
 	{"{ \"do\": \"firewall_drop\", \"host\": \"b\" },", QPLAB_STEP_FIREWALL_DROP},
 	{"{ \"do\": \"firewall_reject\", \"host\": \"b\" },", QPLAB_STEP_FIREWALL_REJECT},
 	{"{ \"do\": \"firewall_off\", \"host\": \"b\" },", QPLAB_STEP_FIREWALL_OFF},
+	{"{ \"do\": \"noop\", \"name\": \"n\" },", QPLAB_STEP_NOOP},
 };
 
 START_TEST(scenario_parses_region_and_datapath_words)

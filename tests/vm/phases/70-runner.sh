@@ -8,7 +8,10 @@
 # --all` removes from the undo registry (one undo made to fail: exit 1,
 # logged, nothing left); then the catalogue's smoke slice and
 # the step self-tests (tests/lab/steps-*.json: every step kind has its
-# effect) in one run, which must pass.  Outputs under build/check-lab/.
+# effect) in one run, which must pass; with the full set (the default
+# kernel) that run has --ablate: every smoke scenario with a fault must
+# come out sensitive, and tests/lab/ablate-vacuous.json insensitive (exit
+# 1).  Outputs under build/check-lab/.
 require_cmd python3
 build=${QPLAB_BUILD:-$QPLAB_ROOT/build}
 Q=$build/qplab
@@ -19,13 +22,15 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 cd "$QPLAB_ROOT" || fail "cannot cd to $QPLAB_ROOT"
 
 # 1. Bad files: exit 2, every message FILE:LINE.
-for f in bad-syntax unknown-key duplicate-key; do
+for f in bad-syntax unknown-key duplicate-key ablate-false-no-fault; do
 	rc=0
 	"$Q" run "$LAB/$f.json" --out "$OUT/$f" >"$OUT/$f.out" 2>"$OUT/$f.err" || rc=$?
 	[ $rc = 2 ] || fail "$f.json: exit $rc, want 2"
 	grep -q "^$LAB/$f.json:[0-9][0-9]*: " "$OUT/$f.err" || fail "$f.json: no FILE:LINE message: $(cat "$OUT/$f.err")"
 	note "$f.json refused: $(head -n 1 "$OUT/$f.err")"
 done
+grep -q "^$LAB/ablate-false-no-fault.json:[0-9]*: \"ablate\": \[\] declares that the scenario has no fault, but step 1 is a kill_agent" \
+	"$OUT/ablate-false-no-fault.err" || fail "ablate-false-no-fault.json: not refused for its kill_agent step"
 
 # 2. One run, one topology (boots of topologies cost seconds under TCG):
 # healthy passes, the wrong expectation fails with expected/observed per
@@ -102,13 +107,40 @@ note "runner killed (SIGKILL) in a scenario, one undo made to fail, then down --
 # last).  Every scenario must pass or skip.
 t0=${EPOCHREALTIME/[.,]/}
 rc=0
-"$Q" run scenarios "$LAB"/steps-*.json --tag smoke --tag steps --out "$OUT/smoke" \
+abl=() want=0
+if [ "${QPLAB_VM_SET:-full}" = full ]; then
+	abl=(--ablate "$LAB/ablate-vacuous.json" --tag ablate) want=1
+fi
+"$Q" run scenarios "$LAB"/steps-*.json "${abl[@]}" --tag smoke --tag steps --out "$OUT/smoke" \
 	>"$OUT/smoke.tap" 2>"$OUT/smoke.err" || rc=$?
 sed 's/^/  /' "$OUT/smoke.tap"
-[ $rc = 0 ] || fail "smoke slice and step self-tests: exit $rc (stderr: $OUT/smoke.err)"
-grep -q '^ok [0-9]* - lab/steps-agent$' "$OUT/smoke.tap" || fail "lab/steps-agent did not pass"
-grep -q '^ok [0-9]* - lab/steps-x-delete-device$' "$OUT/smoke.tap" || fail "lab/steps-x-delete-device did not pass"
+[ $rc = $want ] || fail "smoke slice and step self-tests${abl:+ (--ablate)}: exit $rc, want $want (stderr: $OUT/smoke.err)"
+suffix='\( \[ablation: unmarked\]\)\?'
+grep -q "^ok [0-9]* - lab/steps-agent$suffix\$" "$OUT/smoke.tap" || fail "lab/steps-agent did not pass"
+grep -q "^ok [0-9]* - lab/steps-x-delete-device$suffix\$" "$OUT/smoke.tap" || fail "lab/steps-x-delete-device did not pass"
 grep -q '^# overhead: ' "$OUT/smoke.tap" || fail "no # overhead line"
+if [ ${#abl[@]} -gt 0 ]; then
+	# The vacuous self-test is the one insensitive scenario and the only
+	# not ok; every smoke scenario that names a fault is sensitive.
+	grep -q '^not ok [0-9]* - lab/ablate-vacuous \[ablation: insensitive\]$' "$OUT/smoke.tap" ||
+		fail "lab/ablate-vacuous is not reported insensitive"
+	others=$(grep '^not ok' "$OUT/smoke.tap" | grep -v ' - lab/ablate-vacuous ' || true)
+	[ -z "$others" ] || fail "--ablate: not ok besides the vacuous self-test: $others"
+	grep -q '^# ablation: [0-9]* sensitive, 1 insensitive, 0 error, [0-9]* no fault, [0-9]* unmarked, 0 not run$' \
+		"$OUT/smoke.tap" || fail "no or wrong # ablation summary line"
+	"$PY" - "$OUT/smoke/results.json" <<'PYEOF' || fail "results.json: ablation verdicts wrong"
+import json, sys
+scs = json.load(open(sys.argv[1]))["runs"][0]["scenarios"]
+by = {s["id"]: s.get("ablation") or {} for s in scs}
+assert by["lab/ablate-vacuous"]["verdict"] == "insensitive", by["lab/ablate-vacuous"]
+assert by["lab/ablate-vacuous"]["removed"] == ["/hosts/b/agent/qp_retry_cnt"], by["lab/ablate-vacuous"]
+faulty = [i for i, a in by.items() if a.get("removed") and i != "lab/ablate-vacuous"]
+assert len(faulty) >= 9, faulty
+for i in faulty:
+    a = by[i]
+    assert a["verdict"] == "sensitive" and a["failed"] and a["twin_ms"] > 0, (i, a)
+PYEOF
+fi
 left=$(lab_leftovers)
 [ -z "$left" ] || fail "left over after the smoke run: $left"
-note "smoke slice + step self-tests: $(grep -c '^ok' "$OUT/smoke.tap") ok in $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms; $(grep '^# overhead' "$OUT/smoke.tap" | cut -c3-)"
+note "smoke slice + step self-tests${abl:+ with --ablate}: $(grep -c '^ok' "$OUT/smoke.tap") ok in $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms; $(grep '^# overhead' "$OUT/smoke.tap" | cut -c3-)${abl:+; $(grep '^# ablation: [0-9]' "$OUT/smoke.tap" | cut -c3-)}"
