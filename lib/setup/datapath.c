@@ -425,13 +425,17 @@ int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep, const struct qphs_da
 		snprintf(res->text, sizeof(res->text), "%zu bytes written to \"%s\" (not read "
 			 "back: the peer verifies them)", o->bytes, res->peer_buffer);
 	else if (rc == 0 && o->read_only)
-		snprintf(res->text, sizeof(res->text), "%zu bytes read from \"%s\" on each of %d "
-			 "QPs", o->bytes, res->peer_buffer, res->nqp);
+		snprintf(res->text, sizeof(res->text), "%zu bytes read from \"%s\"", o->bytes,
+			 res->peer_buffer);
 	else if (rc == 0)
 		snprintf(res->text, sizeof(res->text), "%zu bytes written to \"%s\", read back%s, "
-			 "and the peer's own bytes restored, on each of %d QPs", o->bytes,
-			 res->peer_buffer, res->peer_checksum ? ", checksummed by the peer" : "",
-			 res->nqp);
+			 "and the peer's own bytes restored", o->bytes, res->peer_buffer,
+			 res->peer_checksum ? ", checksummed by the peer" : "");
+	if (rc == 0 && o->verb == QPHS_DATA_CHECK && res->nqp > 1) {
+		size_t n = strnlen(res->text, sizeof(res->text) - 1);
+
+		snprintf(res->text + n, sizeof(res->text) - n, ", on each of %d QPs", res->nqp);
+	}
 	return rc;
 }
 
