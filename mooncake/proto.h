@@ -24,8 +24,10 @@
 
 #include "qphs/body.h"
 
-/* The agent protocol's version (docs/agent-protocol.md); the adapter
- * answers "unsupported" to the operations a Mooncake host cannot do. */
+/* The agent protocol's version the adapter speaks (docs/agent-protocol.md):
+ * 2, without version 3's per-QP datapath results, which the C API cannot
+ * give; the runner sends it version 2 requests.  The adapter answers
+ * "unsupported" to the operations a Mooncake host cannot do. */
 #define MCA_PROTO_VERSION 2
 #define MCA_LINE_MAX 65536       /* a request line, at most (as qplab agent) */
 #define MCA_CONNECT_READ 64      /* bytes of the READ that makes a connect */

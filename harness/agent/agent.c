@@ -228,7 +228,8 @@ static int serve_line(struct agent *a, const char *line, size_t len, unsigned lo
 		emit(protocol_error(NULL, QPHS_ERR_MALFORMED_JSON, text));
 	} else if (jread_int(&r, req, "v", INT_MIN, INT_MAX, &v) != JREAD_OK ||
 		   v != AGENT_PROTO_VERSION) {
-		emit(protocol_error(req, QPHS_ERR_INVALID_ARGUMENT, "protocol version: want \"v\": 2"));
+		snprintf(text, sizeof(text), "protocol version: want \"v\": %d", AGENT_PROTO_VERSION);
+		emit(protocol_error(req, QPHS_ERR_INVALID_ARGUMENT, text));
 	} else {
 		emit(agent_serve(a, req, &quit));
 	}

@@ -1,6 +1,6 @@
 /*
  * agent.h — `qplab agent`: one lab host's device, daemon and endpoints,
- * driven by JSON lines (docs/agent-protocol.md, version 1).
+ * driven by JSON lines (docs/agent-protocol.md, version 3).
  *
  * One struct agent per process.  The daemon runs on its own thread; every
  * request is served on the main thread, one at a time.
@@ -12,7 +12,7 @@
 
 #include "qphs.h"
 
-#define AGENT_PROTO_VERSION 2
+#define AGENT_PROTO_VERSION 3
 #define AGENT_MAX_PEERS 16
 #define AGENT_MAX_SET_QPS 64
 
@@ -82,7 +82,7 @@ void agent_track_endpoint(struct agent *a, const struct qphs_endpoint_info *in);
 /* The `report` reply (agent_report.c). */
 json_object *agent_report(struct agent *a, json_object *id);
 
-/* Reply skeleton: {"v":2,"type":"reply","id":ID,"op":OP,"ok","code","error"}. */
+/* Reply skeleton: {"v":3,"type":"reply","id":ID,"op":OP,"ok","code","error"}. */
 json_object *agent_reply(json_object *id, const char *op, int ok, int code, const char *error);
 
 /* The TIMINGS of the last connect as {"tcp_connect": ms|null, ...}. */

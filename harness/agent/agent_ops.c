@@ -172,6 +172,28 @@ static struct qphs_endpoint *endpoint_when_connected(struct agent *a, const char
 	return ep;
 }
 
+/* "qps": what each QP of the check did, in the endpoint's order. */
+static json_object *datapath_qps(const struct qphs_data_result *res)
+{
+	json_object *arr = json_object_new_array();
+
+	for (int i = 0; i < res->nqp && i < QPHS_EP_MAX_QPS; i++) {
+		const struct qphs_data_qp_result *q = &res->qp[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "index", json_object_new_int(i));
+		json_object_object_add(o, "qpn", json_object_new_int64(q->qpn));
+		json_object_object_add(o, "peer_qpn", json_object_new_int64(q->peer_qpn));
+		json_object_object_add(o, "datapath", json_object_new_string(
+					       q->ok ? "ok" : q->ran ? "failed" : "not_run"));
+		json_object_object_add(o, "write_wc", json_object_new_string(wc_word(q->write_status)));
+		json_object_object_add(o, "read_wc", json_object_new_string(wc_word(q->read_status)));
+		json_object_object_add(o, "ms", q->ran ? agent_ms(q->ms) : NULL);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
 static json_object *op_datapath(struct agent *a, json_object *id, json_object *req)
 {
 	char err[160] = "";
@@ -242,6 +264,8 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 	json_object_object_add(o, "rkey", res.rkey ? json_object_new_int64(res.rkey) : NULL);
 	json_object_object_add(o, "descriptor_rkey",
 			       res.descriptor_rkey ? json_object_new_int64(res.descriptor_rkey) : NULL);
+	json_object_object_add(o, "qps", ep ? datapath_qps(&res) : NULL);
+	json_object_object_add(o, "failed_qp", ep ? json_object_new_int(res.failed_qp) : NULL);
 	qphs_endpoint_put(ep);
 	return o;
 }

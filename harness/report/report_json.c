@@ -80,6 +80,30 @@ static json_object *events_json(const struct qplab_facts *f)
 	return evs;
 }
 
+/* The datapath's per-QP results, null when not collected. */
+static json_object *dp_qps_json(const struct qplab_facts *f)
+{
+	json_object *arr;
+
+	if (f->dp_nqp < 0)
+		return NULL;
+	arr = json_object_new_array();
+	for (int i = 0; i < f->dp_nqp; i++) {
+		const struct qplab_dp_qp *q = &f->dp_qps[i];
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "index", json_object_new_int(i));
+		json_object_object_add(o, "qpn", num_or_null(q->qpn));
+		json_object_object_add(o, "peer_qpn", num_or_null(q->peer_qpn));
+		json_object_object_add(o, "datapath", word_or_null(q->result));
+		json_object_object_add(o, "write_wc", word_or_null(q->write_wc));
+		json_object_object_add(o, "read_wc", word_or_null(q->read_wc));
+		json_object_object_add(o, "ms", num_or_null(q->ms));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
 static json_object *facts_json(const struct qplab_facts *f)
 {
 	json_object *o = json_object_new_object(), *qps = NULL, *times = json_object_new_object();
@@ -102,6 +126,11 @@ static json_object *facts_json(const struct qplab_facts *f)
 	json_object_object_add(o, "datapath", word_or_null(f->datapath));
 	json_object_object_add(o, "wc_status", word_or_null(f->wc_status));
 	json_object_object_add(o, "wc_waited_ms", num_or_null(f->wc_waited_ms));
+	json_object_object_add(o, "datapath_qps", dp_qps_json(f));
+	json_object_object_add(o, "datapath_failed_qp",
+			       f->dp_failed_qp == -1 ? NULL
+			       : f->dp_failed_qp == QPLAB_NO_FAILED_QP ? json_object_new_string("none")
+			       : json_object_new_int(f->dp_failed_qp));
 	json_object_object_add(o, "time_ms", times);
 	json_object_object_add(o, "gid_index", num_or_null(f->gid_index));
 	json_object_object_add(o, "gid_reason", str_or_null(f->gid_reason));

@@ -4,6 +4,7 @@
  * default; a key that is absent or null leaves the fact "not collected".
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "agent_msg.h"
 #include "cli/jread.h"
 #include "qphs/error.h"
+#include "qphs/rdma.h"
 
 /* An agent reply's facts: null and absent are "not collected" (the reader's
  * default), strings go into the facts' own buffers or heap copies. */
@@ -177,6 +179,45 @@ static void report(struct dec *d, json_object *body, const char *peer, struct qp
 	times(d, body, f);
 }
 
+/* A datapath reply's "qps" (protocol 3): one object per QP of the
+ * endpoint, and "failed_qp": the first that failed, -1 = none. */
+static void datapath_qps(struct dec *d, json_object *body, struct qplab_facts *f)
+{
+	json_object *qps, *q;
+	int failed = -1;
+	size_t n;
+
+	if (jread_int(&d->r, body, "failed_qp", -1, QPHS_EP_MAX_QPS - 1, &failed) == JREAD_OK)
+		f->dp_failed_qp = failed < 0 ? QPLAB_NO_FAILED_QP : failed;
+	if (jread_array(&d->r, body, "qps", &qps) != JREAD_OK)
+		return;
+	n = json_object_array_length(qps);
+	if (n > QPLAB_FACT_MAX_QPS) {
+		jread_fail(&d->r, "qps", "more than %d QPs", QPLAB_FACT_MAX_QPS);
+		return;
+	}
+	f->dp_nqp = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct qplab_dp_qp *e = &f->dp_qps[f->dp_nqp];
+
+		memset(e, 0, sizeof(*e));
+		e->qpn = e->peer_qpn = e->ms = -1;
+		if (jread_elem(&d->r, qps, "qps", i, json_type_object, &q) != JREAD_OK)
+			continue;
+		if (jread_str_copy(&d->r, q, "datapath", e->result, sizeof(e->result)) != JREAD_OK) {
+			if (!d->r.errors)
+				jread_fail(&d->r, "qps", "\"qps\"[%zu] needs \"datapath\"", i);
+			continue;
+		}
+		jread_long(&d->r, q, "qpn", 0, UINT32_MAX, &e->qpn);
+		jread_long(&d->r, q, "peer_qpn", 0, UINT32_MAX, &e->peer_qpn);
+		word(d, q, "write_wc", e->write_wc, sizeof(e->write_wc));
+		word(d, q, "read_wc", e->read_wc, sizeof(e->read_wc));
+		jread_long(&d->r, q, "ms", 0, LONG_MAX, &e->ms);
+		f->dp_nqp++;
+	}
+}
+
 static int outcome(const struct dec *d)
 {
 	return d->rc ? d->rc : d->r.errors ? QPHS_ERR_INVALID_ARGUMENT : 0;
@@ -219,6 +260,8 @@ int qplab_facts_from_reply(const struct qplab_agent_msg *m, const char *peer, st
 	number(&d, m->body, "wc_waited_ms", &f->wc_waited_ms);
 	boolean(&d, m->body, "restored", &f->datapath_restored);
 	boolean(&d, m->body, "peer_checksum", &f->datapath_peer_checksum);
+	if (!strcmp(m->op, "datapath"))
+		datapath_qps(&d, m->body, f);
 	times(&d, m->body, f);
 	return outcome(&d);
 }

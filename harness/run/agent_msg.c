@@ -108,7 +108,7 @@ int qplab_fault_spec(const struct qplab_fault *f, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? QPHS_ERR_INVALID_ARGUMENT : 0;
 }
 
-/* {"v": 2, "id": id, "op": op, ...extra} as one line; takes extra. */
+/* {"v": 3, "id": id, "op": op, ...extra} as one line; takes extra. */
 static char *line(int id, const char *op, json_object *extra)
 {
 	json_object *o = json_object_new_object();
@@ -256,6 +256,28 @@ char *qplab_agent_req_exit(int id)
 	return line(id, "exit", NULL);
 }
 
+char *qplab_agent_req_for_version(char *line, int v)
+{
+	json_object *o;
+	const char *text;
+	char *out = NULL;
+
+	if (!line || !v || v == QPLAB_AGENT_PROTO_VERSION)
+		return line;
+	o = json_tokener_parse(line);
+	free(line);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return NULL;
+	}
+	json_object_object_add(o, "v", json_object_new_int(v));
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (text && (out = malloc(strlen(text) + 2)))
+		sprintf(out, "%s\n", text);
+	json_object_put(o);
+	return out;
+}
+
 /* The fields every reply (and a fatal line) carries, through the
  * harness's JSON reader (cli/jread.h). */
 static int parse_status(struct jread *r, struct qplab_agent_msg *m)
@@ -292,12 +314,14 @@ int qplab_agent_parse_line(const char *text, size_t len, struct qplab_agent_msg 
 	if (jread_parse_object(&r, text, len, &m->body) != JREAD_OK)
 		return QPHS_ERR_MALFORMED_JSON;
 	if (jread_int(&r, m->body, "v", INT_MIN, INT_MAX, &v) != JREAD_OK ||
-	    v != QPLAB_AGENT_PROTO_VERSION) {
+	    v < QPLAB_AGENT_PROTO_MIN || v > QPLAB_AGENT_PROTO_VERSION) {
 		qplab_agent_msg_free(m);
 		if (!r.errors)
-			jread_fail(&r, "v", "not protocol version 1");
+			jread_fail(&r, "v", "not protocol version %d..%d", QPLAB_AGENT_PROTO_MIN,
+				   QPLAB_AGENT_PROTO_VERSION);
 		return QPHS_ERR_INVALID_ARGUMENT;
 	}
+	m->v = v;
 	jread_str(&r, m->body, "type", &type);
 	if (!strcmp(type, "ready"))
 		m->type = QPLAB_AGENT_READY;

@@ -1,6 +1,7 @@
 /*
  * agent_msg.h — the runner's side of the agent protocol (docs/agent-protocol.md,
- * version 1): request lines, reply lines, and replies mapped onto facts.
+ * version 3, and version 2 for agents that speak it: the Mooncake adapter):
+ * request lines, reply lines, and replies mapped onto facts.
  *
  * Pure: strings and json-c objects in and out, no pipes or processes, so
  * the mapping is unit-tested without an agent.
@@ -15,7 +16,11 @@
 #include "scenario/expect.h"
 #include "scenario/scenario.h"
 
-#define QPLAB_AGENT_PROTO_VERSION 2
+/* The version the runner builds its requests in, and the oldest it still
+ * takes: 2 differs from 3 only in the datapath reply, which has no "qps"
+ * and "failed_qp" (their facts stay "not collected"). */
+#define QPLAB_AGENT_PROTO_VERSION 3
+#define QPLAB_AGENT_PROTO_MIN 2
 #define QPLAB_AGENT_LINE_MAX 65536
 
 /* The `--config` JSON of a host's agent: {"agent": {...}, "fault": {...}}
@@ -56,6 +61,12 @@ char *qplab_agent_req_raw_frame(int id, const char *address, const uint8_t *byte
 char *qplab_agent_req_raw_frame_kind(int id, const char *address, const char *kind,
 				     const char *peer, int deadline_ms);
 char *qplab_agent_req_exit(int id);
+/* A request line for an agent that speaks version v (its ready line's):
+ * takes line (one of the above) and returns it with "v" set to v, or line
+ * itself when v is ours or 0 (not known).  The requests are the same in
+ * every version the runner takes.  NULL when out of memory or line is
+ * not a JSON object (line is freed either way). */
+char *qplab_agent_req_for_version(char *line, int v);
 
 enum qplab_agent_msg_type {
 	QPLAB_AGENT_READY,
@@ -67,6 +78,7 @@ enum qplab_agent_msg_type {
  * qplab_agent_msg_free); the strings point into it. */
 struct qplab_agent_msg {
 	enum qplab_agent_msg_type type;
+	int v;                 /* its protocol version */
 	int64_t id;            /* -1 for ready/fatal and for "id": null */
 	const char *op;        /* replies; NULL otherwise */
 	int ok;                /* replies: the request was carried out */
@@ -75,8 +87,8 @@ struct qplab_agent_msg {
 	json_object *body;
 };
 
-/* Decodes one line (len bytes, no newline needed).  Refuses anything but
- * version 1, an unknown type, and replies without ok/code/error of the
+/* Decodes one line (len bytes, no newline needed).  Refuses a version
+ * other than QPLAB_AGENT_PROTO_MIN..QPLAB_AGENT_PROTO_VERSION, an unknown type, and replies without ok/code/error of the
  * right JSON types.  Returns 0, or QPHS_ERR_MALFORMED_JSON /
  * QPHS_ERR_INVALID_ARGUMENT with a message in err. */
 int qplab_agent_parse_line(const char *line, size_t len, struct qplab_agent_msg *m, char *err,
@@ -87,7 +99,8 @@ void qplab_agent_msg_free(struct qplab_agent_msg *m);
  * reply_msg_*, time_ms.  report: endpoint (of `peer`, else the only one,
  * else "NONE"), endpoints, qp_states/qp_count (device_qps), last code /
  * texts, gid_index, gid_reason, path_mtu, time_ms.  datapath: datapath,
- * wc_status, wc_waited_ms, code, error_text.  probe: daemon_alive.
+ * wc_status, wc_waited_ms, code, error_text, and (version 3) the per-QP
+ * results dp_qps / dp_nqp and dp_failed_qp.  probe: daemon_alive.
  * raw_frame: frame_outcome, daemon_alive, code, error_text,
  * reply_msg_received.  Keys of the wrong JSON type are an error
  * (strict decoding); absent keys leave the fact as it was.  Returns 0,

@@ -53,6 +53,8 @@ struct run_agent {
 	char fatal_text[400];
 	long remote_pid;           /* the agent's own pid (its ready line): on a
 				      remote host, pid is the local ssh's */
+	int proto;                 /* the protocol version of its ready line (0
+				      before it): requests go in that version */
 };
 
 /* One host of the topology, as `topo up` printed it. */

@@ -330,6 +330,7 @@ int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t err
 			ag->clock_known = jread_double(&r, m.body, "mono_ms", &mono) == JREAD_OK;
 			ag->clock_offset_ms = ag->clock_known ? run_now_ms() - mono : 0;
 			ready_impl(ag, m.body, &r);
+			ag->proto = m.v;
 			jread_long(&r, m.body, "pid", 1, LONG_MAX, &ag->remote_pid);
 			rc = r.errors ? -1 : 0;
 		} else {
@@ -353,7 +354,10 @@ int run_agent_start(struct run_agent *ag, const struct qplab_plan *p, int hi,
 
 int run_agent_send(struct run_agent *ag, char *line)
 {
-	size_t len = line ? strlen(line) : 0, off = 0;
+	size_t len, off = 0;
+
+	line = qplab_agent_req_for_version(line, ag->proto);
+	len = line ? strlen(line) : 0;
 
 	while (ag->pid && off < len) {
 		ssize_t n = write(ag->to_fd, line + off, len - off);

@@ -130,6 +130,74 @@ static void qp_checks(struct checks *c, const struct qplab_assert *a, const stru
 		int_check(c, "qp_count", a->qp_count, f->nqp);
 }
 
+static void dp_list(char *out, size_t outlen, const struct qplab_facts *f)
+{
+	size_t n = 0;
+
+	if (f->dp_nqp < 0) {
+		snprintf(out, outlen, "(not collected)");
+		return;
+	}
+	if (f->dp_nqp == 0) {
+		snprintf(out, outlen, "no QPs");
+		return;
+	}
+	out[0] = '\0';
+	for (int i = 0; i < f->dp_nqp && n + 24 < outlen; i++)
+		n += (size_t)snprintf(out + n, outlen - n, "%s%s", i ? "," : "", f->dp_qps[i].result);
+	if (n + 24 >= outlen)
+		snprintf(out + n, outlen - n, ",... (%d QPs)", f->dp_nqp);
+}
+
+/* The datapath's per-QP results: all one word, or exactly a list; their
+ * count; the first that failed. */
+static void dp_checks(struct checks *c, const struct qplab_assert *a, const struct qplab_facts *f)
+{
+	struct qplab_check *k;
+	bool ok;
+
+	if (a->dp_all[0]) {
+		ok = f->dp_nqp > 0;
+		for (int i = 0; ok && i < f->dp_nqp; i++)
+			ok = !strcmp(f->dp_qps[i].result, a->dp_all);
+		k = add(c, "datapath_qps", ok);
+		snprintf(k->expected, sizeof(k->expected), "all %s", a->dp_all);
+		dp_list(k->observed, sizeof(k->observed), f);
+	}
+	if (a->ndp_each >= 0) {
+		size_t n = 0;
+
+		ok = f->dp_nqp == a->ndp_each;
+		for (int i = 0; ok && i < f->dp_nqp; i++)
+			ok = !strcmp(f->dp_qps[i].result, a->dp_each[i]);
+		k = add(c, "datapath_qps", ok);
+		k->expected[0] = '\0';
+		for (int i = 0; i < a->ndp_each && n + 24 < sizeof(k->expected); i++)
+			n += (size_t)snprintf(k->expected + n, sizeof(k->expected) - n, "%s%s",
+					      i ? "," : "", a->dp_each[i]);
+		if (a->ndp_each == 0)
+			snprintf(k->expected, sizeof(k->expected), "no QPs");
+		dp_list(k->observed, sizeof(k->observed), f);
+	}
+	int_check(c, "datapath_qp_count", a->dp_qp_count, f->dp_nqp);
+	if (a->dp_failed_qp == -1)
+		return;
+	k = add(c, "datapath_failed_qp", f->dp_failed_qp == a->dp_failed_qp);
+	if (a->dp_failed_qp == QPLAB_NO_FAILED_QP)
+		snprintf(k->expected, sizeof(k->expected), "none");
+	else
+		snprintf(k->expected, sizeof(k->expected), "QP %d", a->dp_failed_qp);
+	if (f->dp_failed_qp == -1)
+		snprintf(k->observed, sizeof(k->observed), "(not collected)");
+	else if (f->dp_failed_qp == QPLAB_NO_FAILED_QP)
+		snprintf(k->observed, sizeof(k->observed), "none");
+	else
+		snprintf(k->observed, sizeof(k->observed), "QP %d (qp_num %ld): write %s, read %s",
+			 f->dp_failed_qp, f->dp_failed_qp < f->dp_nqp ? f->dp_qps[f->dp_failed_qp].qpn : -1,
+			 f->dp_failed_qp < f->dp_nqp ? f->dp_qps[f->dp_failed_qp].write_wc : "?",
+			 f->dp_failed_qp < f->dp_nqp ? f->dp_qps[f->dp_failed_qp].read_wc : "?");
+}
+
 static void text_check(struct checks *c, const char *what, const struct qplab_text_match *m,
 		       const char *got)
 {
@@ -269,6 +337,7 @@ bool qplab_assert_eval(const struct qplab_assert *a, const struct qplab_facts *f
 	text_check(&c, "reply_msg_received", &a->reply_received, f->reply_received);
 	text_check(&c, "error_text", &a->error_text, f->error_text);
 	word_check(&c, "datapath", a->datapath, f->datapath);
+	dp_checks(&c, a, f);
 	wc_check(&c, a, f);
 	time_checks(&c, a, f, time_multiplier);
 	int_check(&c, "gid_index", a->gid_index, f->gid_index);

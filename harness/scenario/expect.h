@@ -24,6 +24,14 @@
 #define QPLAB_FACT_MAX_EVENTS 8
 #define QPLAB_FACT_MAX_HWC 48
 
+/* What one QP of a datapath step did (protocol 3's "qps").  result: ok,
+ * failed, not_run; write_wc, read_wc: IBV_WC_... or "none". */
+struct qplab_dp_qp {
+	char result[16];
+	long qpn, peer_qpn;
+	char write_wc[QPLAB_WC_NAME_LEN], read_wc[QPLAB_WC_NAME_LEN];
+	long ms;                    /* -1: the QP was not posted to */
+};
 /* One phase of a host's last setup at its times (what: qphs_phase_name). */
 struct qplab_event {
 	char what[16];
@@ -58,6 +66,13 @@ struct qplab_facts {
 				     * host's glog lines) */
 	int datapath_restored;      /* tri-state: the peer's bytes written back */
 	int datapath_peer_checksum; /* tri-state: the peer checksummed its copy */
+	/* The datapath's per-QP results, in the endpoint's order: dp_nqp of
+	 * them (-1 = not collected: a protocol 2 agent, or no datapath), and
+	 * the index of the first that failed (-1 = not collected,
+	 * QPLAB_NO_FAILED_QP = none). */
+	int dp_nqp;
+	struct qplab_dp_qp dp_qps[QPLAB_FACT_MAX_QPS];
+	int dp_failed_qp;
 	int daemon_alive;           /* tri-state */
 	int leftover_qps;           /* after teardown */
 	int leftover_objects;       /* namespaces, veths, rxe devices, rules, agents */

@@ -17,6 +17,7 @@ void qplab_facts_init(struct qplab_facts *f)
 	f->gid_index = f->path_mtu = f->peer_path_mtu = f->daemon_alive = -1;
 	f->peer_ready_ack = -1;
 	f->datapath_restored = f->datapath_peer_checksum = -1;
+	f->dp_nqp = f->dp_failed_qp = -1;
 	f->leftover_qps = f->leftover_objects = -1;
 	f->nevents = -1;
 	f->nhwc = -1;

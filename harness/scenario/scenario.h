@@ -199,6 +199,8 @@ struct qplab_range {
 
 #define QPLAB_QP_STATE_LEN 8
 #define QPLAB_WC_NAME_LEN 32
+/* A datapath's first failing QP (expectation and fact) when none failed. */
+#define QPLAB_NO_FAILED_QP (-2)
 
 /* One block of assertions over one host's facts.  A member left at its
  * "unset" value (-1, "", NULL, set=false) asserts nothing. */
@@ -226,6 +228,15 @@ struct qplab_assert {
 	struct qplab_text_match log;     /* the log lines since the previous report */
 	int datapath_restored;           /* tri-state */
 	int datapath_peer_checksum;      /* tri-state */
+	/* Per QP of a datapath step: every one's result is dp_all, or the
+	 * results are exactly dp_each (ndp_each of them; -1 = unset); how
+	 * many (-1 = unset); the first that failed (-1 = unset,
+	 * QPLAB_NO_FAILED_QP: "none"). */
+	char dp_all[16];
+	char (*dp_each)[16];
+	int ndp_each;
+	int dp_qp_count;
+	int dp_failed_qp;
 	int daemon_alive;                /* tri-state */
 	int leftover_qps;
 	int leftover_objects;

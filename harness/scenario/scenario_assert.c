@@ -32,7 +32,8 @@ static const char *const wc_names[] = {
 		"gid_index", "gid_reason", "path_mtu", "peer_path_mtu", "peer_ready_ack", \
 		"warning", "log",                                                     \
 		"datapath_restored", "datapath_peer_checksum", "daemon_alive",       \
-		"leftover_qps", "leftover_objects", "frame_outcome", "hw_counters"
+		"leftover_qps", "leftover_objects", "frame_outcome", "hw_counters",        \
+		"datapath_qps", "datapath_qp_count", "datapath_failed_qp"
 
 bool qplab__sc_in_list(const char *const *list, const char *s)
 {
@@ -52,6 +53,7 @@ void qplab__sc_assert_init(struct qplab_assert *a)
 	a->gid_index = a->path_mtu = a->peer_path_mtu = a->daemon_alive = -1;
 	a->peer_ready_ack = -1;
 	a->datapath_restored = a->datapath_peer_checksum = -1;
+	a->ndp_each = a->dp_qp_count = a->dp_failed_qp = -1;
 	a->leftover_qps = a->leftover_objects = -1;
 }
 
@@ -70,6 +72,7 @@ void qplab__sc_assert_free(struct qplab_assert *a)
 	free(a->qp_each);
 	free(a->wc_any);
 	free(a->hwc);
+	free(a->dp_each);
 	free_match(&a->reply_sent);
 	free_match(&a->reply_received);
 	free_match(&a->error_text);
@@ -174,6 +177,73 @@ static void qp_states_key(struct sc_ctx *ctx, json_object *o, const char *path,
 			continue;
 		}
 		snprintf(a->qp_each[a->nqp_each++], QPLAB_QP_STATE_LEN, "%s", s);
+	}
+}
+
+/* datapath_qps: {"all": RESULT} or [RESULT, ...], RESULT a datapath word. */
+static void dp_qps_key(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_assert *a)
+{
+	static const char *const keys[] = {"all", NULL};
+	const char *form = "datapath_qps is {\"all\": RESULT} or [RESULT, ...] (ok, failed, not_run)";
+	json_object *v;
+	char sub[SC_PATH_MAX];
+	size_t n;
+
+	if (!json_object_object_get_ex(o, "datapath_qps", &v))
+		return;
+	qplab__sc_join(sub, sizeof(sub), path, "datapath_qps");
+	int line = qplab__sc_line(ctx, sub);
+	a->nfields++;
+	if (json_object_is_type(v, json_type_object)) {
+		int nf = 0;
+
+		qplab__sc_only_keys(ctx, v, sub, "datapath_qps", keys);
+		enum_key(ctx, v, sub, "all", datapath_results, a->dp_all, sizeof(a->dp_all), &nf);
+		if (!json_object_object_get_ex(v, "all", NULL))
+			qplab__sc_err(ctx, line, "%s", form);
+		return;
+	}
+	if (!json_object_is_type(v, json_type_array)) {
+		qplab__sc_err(ctx, line, "%s", form);
+		return;
+	}
+	n = json_object_array_length(v);
+	a->dp_each = calloc(n ? n : 1, sizeof(*a->dp_each));
+	a->ndp_each = 0;
+	for (size_t i = 0; a->dp_each && i < n; i++) {
+		const char *s;
+
+		if (!qplab__sc_elem_str(ctx, v, path, "datapath_qps", i, &s))
+			continue;
+		if (!qplab__sc_in_list(datapath_results, s)) {
+			qplab__sc_err(ctx, line, "datapath_qps[%zu] \"%s\" is not one of: ok, failed, not_run",
+				      i, s);
+			continue;
+		}
+		snprintf(a->dp_each[a->ndp_each++], sizeof(*a->dp_each), "%s", s);
+	}
+}
+
+/* datapath_failed_qp: a QP index, or "none". */
+static void dp_failed_key(struct sc_ctx *ctx, json_object *o, const char *path,
+			  struct qplab_assert *a)
+{
+	json_object *v;
+	char sub[SC_PATH_MAX];
+	long i;
+
+	if (!json_object_object_get_ex(o, "datapath_failed_qp", &v))
+		return;
+	qplab__sc_join(sub, sizeof(sub), path, "datapath_failed_qp");
+	if (json_object_is_type(v, json_type_string) && !strcmp(json_object_get_string(v), "none")) {
+		a->dp_failed_qp = QPLAB_NO_FAILED_QP;
+		a->nfields++;
+	} else if (json_object_is_type(v, json_type_string)) {
+		qplab__sc_err(ctx, qplab__sc_line(ctx, sub), "datapath_failed_qp is a QP index "
+			      "(0..254) or \"none\"");
+	} else if (qplab__sc_int(ctx, o, path, "datapath_failed_qp", 0, 254, &i)) {
+		a->dp_failed_qp = (int)i;
+		a->nfields++;
 	}
 }
 
@@ -395,4 +465,7 @@ void qplab__sc_assert(struct sc_ctx *ctx, json_object *o, const char *path,
 	enum_key(ctx, o, path, "frame_outcome", frame_outcomes, a->frame_outcome,
 		 sizeof(a->frame_outcome), &a->nfields);
 	hwc_key(ctx, o, path, a);
+	dp_qps_key(ctx, o, path, a);
+	int_field(ctx, o, path, "datapath_qp_count", 0, 255, &a->dp_qp_count, &a->nfields);
+	dp_failed_key(ctx, o, path, a);
 }

@@ -1,7 +1,9 @@
 /*
  * Data-path check: proves the QPs carry data, not just that they reached
  * RTS (mixed MTUs and wrong GIDs pass RTR and fail here), against any
- * peer that publishes a segment descriptor: qplab, or Mooncake.
+ * peer that publishes a segment descriptor: qplab, or Mooncake.  Every QP
+ * of the endpoint makes the round trip on its own, QP 0 first: local QP i
+ * is connected to the peer's QP i, and only posting on QP i proves it.
  *
  * The peer's buffer and key are found as a Mooncake initiator finds them
  * (codec/segpick.c): the first remotely accessible buffer that holds the
@@ -11,7 +13,7 @@
  * bytes back and READ them to prove it.  A qplab peer also checksums its
  * copy of the pattern (the "qphs" extension of its descriptor); a read-only
  * check only READs.  Every wait has a deadline: some rxe faults never
- * complete.
+ * complete.  The first QP that fails ends the check (rdma.h says why).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,9 @@ struct check {
 	uint64_t raddr;
 	uint32_t rkey;
 	uint64_t posted;  /* wr_id of the last WR posted */
+	int qi;           /* the QP posted on (index into ep->qp) */
+	int have_orig;    /* buf[BUF_ORIG] holds the peer's bytes */
+	double write_ms, read_ms; /* qi's last WRITE (or SEND) and READ */
 };
 
 static void fill_pattern(uint8_t *p, size_t n)
@@ -79,11 +84,15 @@ static int wait_wc(struct check *c, uint64_t wr_id, int timeout_ms, char *status
 	}
 }
 
-/* One WRITE from buf[which] or READ into it, waited for.  status and ms
- * (may be NULL) get the completion's. */
-static int op(struct check *c, enum ibv_wr_opcode opcode, int which, char *status,
-	      size_t slen, double *ms)
+/* One WRITE (SEND) from buf[which] or READ into it on QP c->qi, waited
+ * for; its completion goes into that QP's result. */
+static int op(struct check *c, enum ibv_wr_opcode opcode, int which)
 {
+	struct qphs_data_qp_result *q = &c->res->qp[c->qi];
+	int reading = opcode == IBV_WR_RDMA_READ;
+	char *status = reading ? q->read_status : q->write_status;
+	size_t slen = reading ? sizeof(q->read_status) : sizeof(q->write_status);
+	double *ms = reading ? &c->read_ms : &c->write_ms;
 	struct ibv_mr *mr = c->mr[which];
 	struct ibv_sge sge = {.addr = (uint64_t)(uintptr_t)mr->addr,
 			      .length = (uint32_t)c->o->bytes, .lkey = mr->lkey};
@@ -94,21 +103,19 @@ static int op(struct check *c, enum ibv_wr_opcode opcode, int which, char *statu
 	};
 	const char *name = opcode == IBV_WR_RDMA_WRITE ? "WRITE"
 			   : opcode == IBV_WR_SEND ? "SEND" : "READ";
-	char st[48];
-	double t;
 	int rc;
 
 	if (opcode != IBV_WR_SEND)
 		c->res->rkey = c->rkey;
-	if ((rc = qphs__verbs_post_send(c->ep->qp[0].qp, &wr))) {
+	q->ran = 1;
+	if ((rc = qphs__verbs_post_send(c->ep->qp[c->qi].qp, &wr))) {
+		snprintf(status, slen, "not posted");
 		snprintf(c->res->text, sizeof(c->res->text), "ibv_post_send(%s): %s", name,
 			 strerror(rc));
 		return QPHS_ERR_COMPLETION;
 	}
-	if ((rc = wait_wc(c, c->posted, c->o->timeout_ms, status ? status : st,
-			  status ? slen : sizeof(st), ms ? ms : &t)))
-		snprintf(c->res->text, sizeof(c->res->text), "RDMA %s: %s", name,
-			 status ? status : st);
+	if ((rc = wait_wc(c, c->posted, c->o->timeout_ms, status, slen, ms)))
+		snprintf(c->res->text, sizeof(c->res->text), "RDMA %s: %s", name, status);
 	return rc;
 }
 
@@ -202,10 +209,8 @@ static int write_and_verify(struct check *c, const char *server)
 
 	fill_pattern(c->buf[BUF_SRC], c->o->bytes);
 	memset(c->buf[BUF_DST], 0, c->o->bytes);
-	if ((rc = op(c, IBV_WR_RDMA_WRITE, BUF_SRC, res->write_status, sizeof(res->write_status),
-		     &res->write_ms)) ||
-	    (rc = op(c, IBV_WR_RDMA_READ, BUF_DST, res->read_status, sizeof(res->read_status),
-		     &res->read_ms)))
+	res->restored = 0;
+	if ((rc = op(c, IBV_WR_RDMA_WRITE, BUF_SRC)) || (rc = op(c, IBV_WR_RDMA_READ, BUF_DST)))
 		return rc;
 	res->local_crc = qphs__crc32(c->buf[BUF_SRC], c->o->bytes);
 	if (memcmp(c->buf[BUF_SRC], c->buf[BUF_DST], c->o->bytes)) {
@@ -227,12 +232,10 @@ static int write_and_verify(struct check *c, const char *server)
 /* The peer's own bytes back where they were, and read to prove it. */
 static int restore(struct check *c)
 {
-	char st[48];
-	double ms;
 	int rc;
 
-	if ((rc = op(c, IBV_WR_RDMA_WRITE, BUF_ORIG, st, sizeof(st), &ms)) ||
-	    (rc = op(c, IBV_WR_RDMA_READ, BUF_DST, st, sizeof(st), &ms)))
+	memset(c->buf[BUF_DST], 0, c->o->bytes);
+	if ((rc = op(c, IBV_WR_RDMA_WRITE, BUF_ORIG)) || (rc = op(c, IBV_WR_RDMA_READ, BUF_DST)))
 		return rc;
 	c->res->restored = !memcmp(c->buf[BUF_ORIG], c->buf[BUF_DST], c->o->bytes);
 	if (!c->res->restored) {
@@ -243,13 +246,17 @@ static int restore(struct check *c)
 	return 0;
 }
 
+/* QP c->qi's round trip.  The first READ that succeeds on any QP gives
+ * the peer's original bytes; later QPs READ into the scratch buffer, so a
+ * QP that failed between its WRITE and its restore cannot pass its pattern
+ * off as the original. */
 static int transfer(struct check *c, const char *server)
 {
-	struct qphs_data_result *res = c->res;
-	int rc = op(c, IBV_WR_RDMA_READ, BUF_ORIG, res->read_status, sizeof(res->read_status),
-		    &res->read_ms);
+	int rc = op(c, IBV_WR_RDMA_READ, c->have_orig ? BUF_DST : BUF_ORIG);
 	int rc2;
 
+	if (!rc)
+		c->have_orig = 1;
 	if (rc || c->o->read_only)
 		return rc;
 	rc = write_and_verify(c, server);
@@ -267,11 +274,11 @@ static void flush_outstanding(struct check *c)
 	char status[48];
 	double ms;
 
-	qphs__qp_to_err(c->ep->ctx, &c->ep->qp[0]);
+	qphs__qp_to_err(c->ep->ctx, &c->ep->qp[c->qi]);
 	wait_wc(c, c->posted, 1000, status, sizeof(status), &ms);
 	qphs__ep_set_err(c->ep, QPHS_ERR_COMPLETION_TIMEOUT,
 			 "data-path check: no completion; QP %u moved to ERR",
-			 c->ep->qp[0].qp->qp_num);
+			 c->ep->qp[c->qi].qp->qp_num);
 }
 
 static int buffers(struct check *c)
@@ -291,25 +298,79 @@ static int buffers(struct check *c)
 	return 0;
 }
 
+/* The QPs' numbers, before anything is posted: the result names every QP,
+ * those not run too.  QPHS_DATA_WRITE and _SEND use QP 0 only. */
+static void name_qps(struct check *c)
+{
+	struct qphs_endpoint *ep = c->ep;
+
+	c->res->nqp = c->o->verb == QPHS_DATA_CHECK ? ep->nqp : 1;
+	pthread_mutex_lock(&ep->lock);
+	for (int i = 0; i < c->res->nqp; i++) {
+		struct qphs_data_qp_result *q = &c->res->qp[i];
+
+		q->qpn = ep->qp[i].qp ? ep->qp[i].qp->qp_num : 0;
+		q->peer_qpn = ep->peer_qpn ? ep->peer_qpn[i] : 0;
+		snprintf(q->write_status, sizeof(q->write_status), "not posted");
+		snprintf(q->read_status, sizeof(q->read_status), "not posted");
+	}
+	pthread_mutex_unlock(&ep->lock);
+}
+
+/* The QP's outcome into its result, and into the check's top-level fields
+ * when it failed or is the last one. */
+static void qp_done(struct check *c, int rc, double t0)
+{
+	struct qphs_data_result *res = c->res;
+	struct qphs_data_qp_result *q = &res->qp[c->qi];
+
+	q->ok = rc == 0;
+	q->ms = qphs__mono_ms() - t0;
+	if (rc && res->failed_qp < 0)
+		res->failed_qp = c->qi;
+	memcpy(res->write_status, q->write_status, sizeof(res->write_status));
+	memcpy(res->read_status, q->read_status, sizeof(res->read_status));
+	res->write_ms = c->write_ms;
+	res->read_ms = c->read_ms;
+}
+
+static int each_qp(struct check *c, const char *server)
+{
+	int rc = 0;
+
+	for (c->qi = 0; c->qi < c->res->nqp; c->qi++) {
+		double t0 = qphs__mono_ms();
+
+		c->write_ms = c->read_ms = 0;
+		rc = transfer(c, server);
+		qp_done(c, rc, t0);
+		if (rc)
+			break;
+	}
+	return rc;
+}
+
 static int run(struct check *c)
 {
 	char *server = NULL, *dev = NULL;
+	double t0 = qphs__mono_ms();
 	int rc = qphs_nic_path_split(c->ep->peer_path, &server, &dev);
 
 	if (rc)
 		return rc;
+	name_qps(c);
 	if ((rc = buffers(c)))
 		;
-	else if (c->o->verb == QPHS_DATA_SEND)
-		rc = op(c, IBV_WR_SEND, BUF_SRC, c->res->write_status,
-			sizeof(c->res->write_status), &c->res->write_ms);
-	else if (c->o->verb == QPHS_DATA_WRITE && !(rc = find_target(c, server, dev))) {
+	else if (c->o->verb == QPHS_DATA_SEND) {
+		rc = op(c, IBV_WR_SEND, BUF_SRC);
+		qp_done(c, rc, t0);
+	} else if (c->o->verb == QPHS_DATA_WRITE && !(rc = find_target(c, server, dev))) {
 		qphs_pattern_fill(c->buf[BUF_SRC], c->o->bytes, c->o->seed);
 		c->res->local_crc = qphs__crc32(c->buf[BUF_SRC], c->o->bytes);
-		rc = op(c, IBV_WR_RDMA_WRITE, BUF_SRC, c->res->write_status,
-			sizeof(c->res->write_status), &c->res->write_ms);
+		rc = op(c, IBV_WR_RDMA_WRITE, BUF_SRC);
+		qp_done(c, rc, t0);
 	} else if (c->o->verb == QPHS_DATA_CHECK && !(rc = find_target(c, server, dev)))
-		rc = transfer(c, server);
+		rc = each_qp(c, server);
 	if (rc == QPHS_ERR_COMPLETION_TIMEOUT)
 		flush_outstanding(c);
 	for (int i = NBUF - 1; i >= 0; i--) {
@@ -330,6 +391,7 @@ int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep, const struct qphs_da
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	res->failed_qp = -1;
 	res->read_only = o->read_only;
 	snprintf(res->write_status, sizeof(res->write_status), "not posted");
 	snprintf(res->read_status, sizeof(res->read_status), "not posted");
@@ -351,6 +413,12 @@ int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep, const struct qphs_da
 	pthread_mutex_unlock(&ep->ctx->check_lock);
 	res->total_ms = qphs__mono_ms() - t0;
 	res->ok = rc == 0;
+	if (rc && res->failed_qp >= 0 && res->nqp > 1) {
+		size_t n = strnlen(res->text, sizeof(res->text) - 1);
+
+		snprintf(res->text + n, sizeof(res->text) - n, " (QP %d of %d, qp_num %u)",
+			 res->failed_qp, res->nqp, res->qp[res->failed_qp].qpn);
+	}
 	if (rc == 0 && o->verb == QPHS_DATA_SEND)
 		snprintf(res->text, sizeof(res->text), "%zu bytes sent", o->bytes);
 	else if (rc == 0 && o->verb == QPHS_DATA_WRITE)
@@ -363,6 +431,11 @@ int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep, const struct qphs_da
 		snprintf(res->text, sizeof(res->text), "%zu bytes written to \"%s\", read back%s, "
 			 "and the peer's own bytes restored", o->bytes, res->peer_buffer,
 			 res->peer_checksum ? ", checksummed by the peer" : "");
+	if (rc == 0 && o->verb == QPHS_DATA_CHECK && res->nqp > 1) {
+		size_t n = strnlen(res->text, sizeof(res->text) - 1);
+
+		snprintf(res->text + n, sizeof(res->text) - n, ", on each of %d QPs", res->nqp);
+	}
 	return rc;
 }
 

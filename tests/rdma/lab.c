@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "rdmatest.h"
@@ -200,4 +201,14 @@ int lab_topo_fault(const char *args)
 		return -1;
 	snprintf(cmd, sizeof(cmd), "%s fault --name %s %s", topo, name, args);
 	return system(cmd) == 0 ? 0 : -1;
+}
+
+int kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	uname(&u);
+	sscanf(u.release, "%d.%d", &ma, &mi);
+	return ma > major || (ma == major && mi >= minor);
 }

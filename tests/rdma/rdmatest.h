@@ -47,6 +47,8 @@ void lab_down(struct lab_host *h);
 void lab_down_clean(struct lab_host *a, struct lab_host *b);
 /* Asserts every QP of ep is in RESET (nothing left half way). */
 void lab_assert_reset(struct qphs_endpoint *ep);
+/* The running kernel is major.minor or later (uname). */
+int kernel_at_least(int major, int minor);
 /* Config with the suite's defaults (short reply timeout). */
 void lab_config(struct qphs_config *cfg);
 /* QPs of this process on device dev, counted with `rdma -j resource show qp`. */

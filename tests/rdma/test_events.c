@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "setup/setup_int.h"
@@ -134,16 +133,6 @@ START_TEST(port_error_fails_context_and_endpoints)
 	lab_down(&b);
 }
 END_TEST
-
-static int kernel_at_least(int major, int minor)
-{
-	struct utsname u;
-	int ma = 0, mi = 0;
-
-	uname(&u);
-	sscanf(u.release, "%d.%d", &ma, &mi);
-	return ma > major || (ma == major && mi >= minor);
-}
 
 /* WRITE with an rkey b never issued, on a's QP 0. */
 static const char *write_bad_rkey(struct lab_host *a, struct lab_host *b, struct qphs_endpoint *ea)

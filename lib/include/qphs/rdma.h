@@ -267,16 +267,35 @@ QPHS_EXPORT const char *qphs_endpoint_errstr(struct qphs_endpoint *ep);
  * (qplab or Mooncake).  The peer's buffer and rkey are found as a Mooncake
  * initiator finds them: a Metadata request, then the first remotely
  * accessible buffer that holds `bytes`, and the rkey of the device ep is
- * connected to (rkey[i] of devices[i]).  The peer's memory is left as it
- * was: RDMA READ its bytes, RDMA WRITE a per-run random pattern, READ it
+ * connected to (rkey[i] of devices[i]).
+ *
+ * QPHS_DATA_CHECK runs its round trip on every QP of ep in turn, QP 0
+ * first, each posting only on its own QP (local QP i is connected to the
+ * peer's QP i, so QP i carrying data proves that pairing): RDMA READ the
+ * peer's bytes, RDMA WRITE a random pattern (new for each QP), READ it
  * back into a zeroed buffer and compare, WRITE the original bytes back and
- * READ them to prove it (restored).  A qplab peer, whose descriptor
- * advertises the checksum extension, also checksums its copy of the
- * pattern (a second Metadata request).  read_only: only the first READ.
- * Every wait has timeout_ms.  res: caller's, filled in every case.  A
- * descriptor a Mooncake initiator could not use the same way (no
- * priority_matrix, another device numbering) is reported in the
- * endpoint's warning. */
+ * READ them to prove it (restored).  The original bytes are those the
+ * first QP read, so a QP that failed half-way cannot make a later one take
+ * its pattern for the peer's bytes.  A qplab peer, whose descriptor
+ * advertises the checksum extension, also checksums each QP's pattern (one
+ * more Metadata request per QP).  read_only: each QP only READs.  The
+ * check stops at the first QP that fails: the QPs after it are not posted
+ * to (res->qp[i].ran 0), so a fault that breaks the path costs
+ * one timeout, not one per QP, and leaves the other QPs as they were.
+ * Every wait has timeout_ms; a WR that does not complete in time moves its
+ * QP (only that one) to ERR and fails the endpoint.
+ *
+ * res: caller's, filled in every case.  A descriptor a Mooncake initiator
+ * could not use the same way (no priority_matrix, another device
+ * numbering) is reported in the endpoint's warning.
+ *
+ * Returns 0 (every QP ok), or the first failing QP's code:
+ * QPHS_ERR_COMPLETION (a WR completed in error, or could not be posted),
+ * QPHS_ERR_COMPLETION_TIMEOUT, QPHS_ERR_DATA_MISMATCH, QPHS_ERR_METADATA,
+ * transport codes of the Metadata request (client.h); before any QP:
+ * QPHS_ERR_INVALID_ARGUMENT, QPHS_ERR_ENDPOINT (not CONNECTED),
+ * QPHS_ERR_MEMORY.  res->text says it in words, naming the QP (index and
+ * qp_num) when the endpoint has more than one. */
 enum qphs_rkey_mode {
 	QPHS_RKEY_DESCRIPTOR = 0, /* the rkey the peer's descriptor publishes */
 	QPHS_RKEY_BAD,            /* that rkey with its low 8 bits (the key
@@ -292,12 +311,14 @@ enum qphs_data_verb {
 	QPHS_DATA_CHECK = 0,      /* the READ/WRITE check above */
 	QPHS_DATA_WRITE,          /* one RDMA WRITE of `bytes` of the pattern of
 				   * `seed` (qphs_pattern_fill) into the peer's
-				   * buffer, nothing else: the peer's memory is
-				   * not restored, so the peer can check on its
-				   * own side what arrived
-				   * (qphs_context_verify_region) */
-	QPHS_DATA_SEND,           /* one signalled SEND of `bytes` on the first
-				   * QP, nothing else: libqphs posts no receive
+				   * buffer on QP 0, nothing else: the peer's
+				   * memory is not restored, so the peer can
+				   * check on its own side what arrived
+				   * (qphs_context_verify_region).  One QP only:
+				   * the same bytes written over every QP could
+				   * not tell the peer which of them arrived */
+	QPHS_DATA_SEND,           /* one signalled SEND of `bytes` on QP 0,
+				   * nothing else: libqphs posts no receive
 				   * on any QP, so the peer answers RNR NAKs and
 				   * the requester retries per its rnr_retry
 				   * (7: for ever).  write_status holds the
@@ -313,19 +334,39 @@ struct qphs_data_opts {
 	int verb;               /* enum qphs_data_verb; 0 = the check */
 	uint64_t seed;          /* QPHS_DATA_WRITE: the pattern's seed */
 };
+/* What one QP of the check did: ok, failed (ran and not ok), or not run
+ * (ran 0: an earlier QP failed). */
+struct qphs_data_qp_result {
+	uint32_t qpn;           /* this QP's number (ours) */
+	uint32_t peer_qpn;      /* the peer's QP it is connected to */
+	int ran;                /* 1 when a WR was posted on it */
+	int ok;                 /* 1 when its whole round trip held */
+	char write_status[40];  /* its last WRITE's completion, "not posted" */
+	char read_status[40];   /* its last READ's completion, "not posted" */
+	double ms;              /* its round trip, from its first post */
+};
 struct qphs_data_result {
-	int ok;                 /* 1 when everything matched */
+	int ok;                 /* 1 when everything matched on every QP */
+	/* The first failing QP's completions (else the last QP's): */
 	char write_status[40];  /* "IBV_WC_SUCCESS", ... or "no completion" */
 	char read_status[40];
 	double write_ms, read_ms, total_ms;
-	uint32_t local_crc, peer_crc;
+	uint32_t local_crc, peer_crc; /* of the last pattern checksummed */
 	int read_only;          /* the check only read */
 	int peer_checksum;      /* the peer checksummed its copy (a qplab peer) */
-	int restored;           /* its original bytes went back and read back equal */
+	int restored;           /* the last bytes written to the peer were its
+				 * original ones, and they read back equal */
 	char peer_buffer[64];   /* the name of the peer's buffer used ("cpu:0") */
 	uint32_t rkey;          /* the rkey posted (0: none was) */
 	uint32_t descriptor_rkey; /* the rkey the descriptor published (0: none read) */
 	char text[256];         /* what went wrong, in words */
+	/* Per QP, in the endpoint's order: nqp entries (the endpoint's QP
+	 * count for QPHS_DATA_CHECK, 1 for QPHS_DATA_WRITE and
+	 * QPHS_DATA_SEND, which use QP 0 only; 0 when the check stopped before
+	 * any QP, e.g. endpoint not CONNECTED). */
+	int nqp;
+	int failed_qp;          /* index of the first failing QP, -1 none */
+	struct qphs_data_qp_result qp[QPHS_EP_MAX_QPS];
 };
 QPHS_EXPORT int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep,
 					      const struct qphs_data_opts *opts,

@@ -16,45 +16,45 @@ START_TEST(agent_request_lines_are_exact)
 	char *l;
 
 	l = qplab_agent_req_connect(3, "10.77.0.2:12001@rxe0", 5, 15000);
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":3,\"op\":\"connect\",\"peer\":\"10.77.0.2:12001@rxe0\","
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":3,\"op\":\"connect\",\"peer\":\"10.77.0.2:12001@rxe0\","
 			    "\"at_realtime_ns\":5,\"deadline_ms\":15000}\n");
 	free(l);
 	l = qplab_agent_req_connect(4, "[fd00::2]:12001@rxe0", 0, -1);
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":4,\"op\":\"connect\",\"peer\":\"[fd00::2]:12001@rxe0\"}\n");
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":4,\"op\":\"connect\",\"peer\":\"[fd00::2]:12001@rxe0\"}\n");
 	free(l);
 	l = qplab_agent_req_raw_frame(8, "10.77.0.2:12001", frame, sizeof(frame), 2000);
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":8,\"op\":\"raw_frame\",\"address\":\"10.77.0.2:12001\","
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":8,\"op\":\"raw_frame\",\"address\":\"10.77.0.2:12001\","
 			    "\"hex\":\"000aff\",\"deadline_ms\":2000}\n");
 	free(l);
 	l = qplab_agent_req_report(9);
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":9,\"op\":\"report\"}\n");
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":9,\"op\":\"report\"}\n");
 	free(l);
 	l = qplab_agent_req_exit(10);
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":10,\"op\":\"exit\"}\n");
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":10,\"op\":\"exit\"}\n");
 	free(l);
 	l = qplab_agent_req_datapath(11, "p", 4096, 10000, false, 0, 0, 0);
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":11,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":4096,\"deadline_ms\":10000}\n");
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":11,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":4096,\"deadline_ms\":10000}\n");
 	free(l);
 	l = qplab_agent_req_datapath(12, "p", 8, 100, false, QPHS_RKEY_STALE, 0, 0);
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":12,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":8,\"deadline_ms\":100,\"rkey\":\"stale\"}\n");
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":12,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":8,\"deadline_ms\":100,\"rkey\":\"stale\"}\n");
 	free(l);
 	l = qplab_agent_req_datapath(13, "p", 8, 100, false, 0, QPHS_DATA_SEND, 0);
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":13,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":8,\"deadline_ms\":100,\"verb\":\"send\"}\n");
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":13,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":8,\"deadline_ms\":100,\"verb\":\"send\"}\n");
 	free(l);
 	l = qplab_agent_req_datapath_when_connected(15, "p", 900);
 	ck_assert_str_eq(l, "{\"v\":2,\"id\":15,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":4096,\"deadline_ms\":900,\"read_only\":true,\"wait_connected_ms\":900}\n");
 	free(l);
 	l = qplab_agent_req_region(14, QPHS_ACCESS_LOCAL_WRITE | QPHS_ACCESS_REMOTE_READ);
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":14,\"op\":\"region\",\"access\":[\"local_write\",\"remote_read\"]}\n");
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":14,\"op\":\"region\",\"access\":[\"local_write\",\"remote_read\"]}\n");
 	free(l);
 	l = qplab_agent_req_datapath(16, "p", 8, 100, false, 0, QPHS_DATA_WRITE, 10);
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":16,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":8,\"deadline_ms\":100,\"verb\":\"write\",\"seed\":5}\n");
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":16,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":8,\"deadline_ms\":100,\"verb\":\"write\",\"seed\":5}\n");
 	free(l);
 	l = qplab_agent_req_verify(17, 8, 10);
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":17,\"op\":\"verify\",\"bytes\":8,\"seed\":5}\n");
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":17,\"op\":\"verify\",\"bytes\":8,\"seed\":5}\n");
 	free(l);
 	l = qplab_agent_req_region(15, 0);
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":15,\"op\":\"region\",\"access\":[]}\n");
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":15,\"op\":\"region\",\"access\":[]}\n");
 	free(l);
 }
 END_TEST
@@ -130,6 +130,8 @@ static const struct {
 	{"{\"v\":2,\"type\":\"fatal\",\"code\":\"ERR_CONFIG_RANGE\",\"error\":\"MC_MTU=1000\"}", 0, QPLAB_AGENT_FATAL},
 	{"{\"v\":2,\"type\":\"reply\",\"id\":2,\"op\":\"exit\",\"ok\":true,\"code\":\"OK\",\"error\":\"\"}", 0, QPLAB_AGENT_REPLY},
 	{"{\"v\":1,\"type\":\"ready\"}", QPHS_ERR_INVALID_ARGUMENT, 0}, /* version 1: before region */
+	{"{\"v\":3,\"type\":\"ready\",\"host\":\"a\"}", 0, QPLAB_AGENT_READY}, /* per-QP datapath */
+	{"{\"v\":4,\"type\":\"ready\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
 	{"{\"type\":\"ready\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
 	{"{\"v\":2,\"type\":\"hello\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
 	{"{\"v\":2,\"type\":\"reply\",\"id\":2,\"ok\":\"yes\",\"code\":\"OK\",\"error\":\"\"}", QPHS_ERR_INVALID_ARGUMENT, 0},
@@ -331,6 +333,100 @@ START_TEST(agent_doc_connect_and_datapath_examples_map_to_facts)
 }
 END_TEST
 
+/* The datapath reply of docs/agent-protocol.md: two QPs, QP 1 failed. */
+START_TEST(agent_doc_datapath_per_qp_example_maps_to_facts)
+{
+	struct qplab_facts f;
+
+	facts_of_doc("\"failed_qp\": 1", NULL, &f);
+	ck_assert_int_eq(f.dp_nqp, 2);
+	ck_assert_int_eq(f.dp_failed_qp, 1);
+	ck_assert_str_eq(f.dp_qps[0].result, "ok");
+	ck_assert_int_eq(f.dp_qps[0].qpn, 17);
+	ck_assert_int_eq(f.dp_qps[0].peer_qpn, 21);
+	ck_assert_str_eq(f.dp_qps[0].read_wc, "IBV_WC_SUCCESS");
+	ck_assert_int_eq(f.dp_qps[0].ms, 6);
+	ck_assert_str_eq(f.dp_qps[1].result, "failed");
+	ck_assert_int_eq(f.dp_qps[1].qpn, 18);
+	ck_assert_str_eq(f.dp_qps[1].write_wc, "none");
+	ck_assert_str_eq(f.dp_qps[1].read_wc, "IBV_WC_RETRY_EXC_ERR");
+	ck_assert_ptr_nonnull(strstr(f.error_text, "(QP 1 of 2, qp_num 18)"));
+	qplab_facts_free(&f);
+}
+END_TEST
+
+#define DP_HEAD "{\"v\":3,\"type\":\"reply\",\"id\":5,\"op\":\"datapath\",\"ok\":true," \
+		"\"code\":\"OK\",\"error\":\"\",\"datapath\":\"ok\""
+
+/* Per-QP results are decoded strictly; a protocol 2 reply (the Mooncake
+ * adapter's) has none, and leaves them "not collected". */
+static const struct {
+	const char *line;
+	int rc, nqp, failed;
+} dp_lines[] = {
+	{DP_HEAD ",\"qps\":[{\"index\":0,\"qpn\":9,\"peer_qpn\":10,\"datapath\":\"ok\","
+		 "\"write_wc\":\"IBV_WC_SUCCESS\",\"read_wc\":\"IBV_WC_SUCCESS\",\"ms\":1}],"
+		 "\"failed_qp\":-1}", 0, 1, QPLAB_NO_FAILED_QP},
+	{DP_HEAD ",\"qps\":[],\"failed_qp\":-1}", 0, 0, QPLAB_NO_FAILED_QP},
+	{DP_HEAD ",\"qps\":null,\"failed_qp\":null}", 0, -1, -1},
+	{"{\"v\":2,\"type\":\"reply\",\"id\":5,\"op\":\"datapath\",\"ok\":true,\"code\":\"OK\","
+	 "\"error\":\"\",\"datapath\":\"ok\",\"wc_status\":\"IBV_WC_SUCCESS\",\"restored\":true}",
+	 0, -1, -1},
+	{DP_HEAD ",\"qps\":{},\"failed_qp\":-1}", QPHS_ERR_INVALID_ARGUMENT, -1, QPLAB_NO_FAILED_QP},
+	{DP_HEAD ",\"qps\":[{\"qpn\":9}]}", QPHS_ERR_INVALID_ARGUMENT, 0, -1},
+	{DP_HEAD ",\"qps\":[{\"datapath\":\"ok\",\"qpn\":\"9\"}]}", QPHS_ERR_INVALID_ARGUMENT, 1, -1},
+	{DP_HEAD ",\"qps\":[{\"datapath\":\"ok\",\"qpn\":-1}]}", QPHS_ERR_INVALID_ARGUMENT, 1, -1},
+	{DP_HEAD ",\"failed_qp\":\"none\"}", QPHS_ERR_INVALID_ARGUMENT, -1, -1},
+	{DP_HEAD ",\"failed_qp\":255}", QPHS_ERR_INVALID_ARGUMENT, -1, -1},
+	{DP_HEAD ",\"qps\":[1]}", QPHS_ERR_INVALID_ARGUMENT, 0, -1},
+};
+
+START_TEST(agent_datapath_qps_are_decoded_strictly)
+{
+	struct qplab_agent_msg m;
+	struct qplab_facts f;
+	char err[160] = "";
+	int rc;
+
+	ck_assert_msg(qplab_agent_parse_line(dp_lines[_i].line, strlen(dp_lines[_i].line), &m, err,
+					     sizeof(err)) == 0, "%s", err);
+	qplab_facts_init(&f);
+	rc = qplab_facts_from_reply(&m, NULL, &f, err, sizeof(err));
+	ck_assert_msg(rc == dp_lines[_i].rc, "%s: %d (%s)", dp_lines[_i].line, rc, err);
+	ck_assert_int_eq(f.dp_nqp, dp_lines[_i].nqp);
+	ck_assert_int_eq(f.dp_failed_qp, dp_lines[_i].failed);
+	if (rc)
+		ck_assert_msg(strstr(err, "qps") || strstr(err, "qpn") || strstr(err, "failed_qp"),
+			      "%s", err);
+	if (dp_lines[_i].nqp == 1 && rc == 0)
+		ck_assert_int_eq(f.dp_qps[0].qpn, 9);
+	qplab_facts_free(&f);
+	qplab_agent_msg_free(&m);
+}
+END_TEST
+
+/* Requests to a version 2 agent (the Mooncake adapter's ready line): the
+ * same request, "v": 2; to ours or an unknown one, the line as built. */
+START_TEST(agent_requests_follow_the_agents_version)
+{
+	char *l = qplab_agent_req_datapath(11, "p", 4096, 10000, false, 0, 0, 0), *same = l;
+
+	l = qplab_agent_req_for_version(l, 2);
+	ck_assert_str_eq(l, "{\"v\":2,\"id\":11,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":4096,"
+			    "\"deadline_ms\":10000}\n");
+	free(l);
+	l = same = qplab_agent_req_report(3);
+	ck_assert_ptr_eq(qplab_agent_req_for_version(l, QPLAB_AGENT_PROTO_VERSION), same);
+	ck_assert_ptr_eq(qplab_agent_req_for_version(l, 0), same);
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":3,\"op\":\"report\"}\n");
+	free(l);
+	l = malloc(8);
+	snprintf(l, 8, "[1]\n");
+	ck_assert_ptr_null(qplab_agent_req_for_version(l, 2));
+	ck_assert_ptr_null(qplab_agent_req_for_version(NULL, 2));
+}
+END_TEST
+
 START_TEST(agent_report_picks_the_peers_endpoint_and_rejects_wrong_types)
 {
 	const char *two = "{\"v\":2,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
@@ -412,10 +508,10 @@ START_TEST(agent_raw_frame_kind_lines_are_exact)
 {
 	char *l = qplab_agent_req_raw_frame_kind(4, NULL, "zero-length", NULL, 2000);
 
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":4,\"op\":\"raw_frame\",\"kind\":\"zero-length\",\"deadline_ms\":2000}\n");
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":4,\"op\":\"raw_frame\",\"kind\":\"zero-length\",\"deadline_ms\":2000}\n");
 	free(l);
 	l = qplab_agent_req_raw_frame_kind(5, NULL, "stale_ack", "10.77.0.2:12001@rxe0", -1);
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":5,\"op\":\"raw_frame\",\"kind\":\"stale_ack\","
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":5,\"op\":\"raw_frame\",\"kind\":\"stale_ack\","
 			    "\"peer\":\"10.77.0.2:12001@rxe0\"}\n");
 	free(l);
 }
@@ -435,6 +531,10 @@ Suite *suite_agent_msg(void)
 	tcase_add_test(tc, agent_report_events_are_decoded_strictly);
 	tcase_add_test(tc, agent_doc_send_and_region_examples_map_to_facts);
 	tcase_add_test(tc, agent_doc_connect_and_datapath_examples_map_to_facts);
+	tcase_add_test(tc, agent_doc_datapath_per_qp_example_maps_to_facts);
+	tcase_add_loop_test(tc, agent_datapath_qps_are_decoded_strictly, 0,
+			    sizeof(dp_lines) / sizeof(dp_lines[0]));
+	tcase_add_test(tc, agent_requests_follow_the_agents_version);
 	tcase_add_test(tc, agent_report_picks_the_peers_endpoint_and_rejects_wrong_types);
 	tcase_add_test(tc, agent_probe_and_raw_frame_replies_map_to_facts);
 	tcase_add_test(tc, agent_doc_raw_frame_examples_map_to_facts);

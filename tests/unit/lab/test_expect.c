@@ -115,6 +115,74 @@ START_TEST(expect_each_assertion_passes_or_fails)
 }
 END_TEST
 
+/* Facts of a datapath over 8 QPs whose QP 3 failed: 0..2 ok, 4..7 not run. */
+static void qp3_failed(struct qplab_facts *f)
+{
+	healthy(f);
+	snprintf(f->datapath, sizeof(f->datapath), "failed");
+	f->dp_nqp = 8;
+	for (int i = 0; i < 8; i++) {
+		snprintf(f->dp_qps[i].result, sizeof(f->dp_qps[i].result), "%s",
+			 i < 3 ? "ok" : i == 3 ? "failed" : "not_run");
+		f->dp_qps[i].qpn = 40 + i;
+		snprintf(f->dp_qps[i].read_wc, sizeof(f->dp_qps[i].read_wc), "%s",
+			 i < 3 ? "IBV_WC_SUCCESS" : i == 3 ? "IBV_WC_WR_FLUSH_ERR" : "none");
+		snprintf(f->dp_qps[i].write_wc, sizeof(f->dp_qps[i].write_wc), "%s",
+			 i < 3 ? "IBV_WC_SUCCESS" : "none");
+	}
+	f->dp_failed_qp = 3;
+}
+
+/* Per-QP datapath assertions over qp3_failed (all: over the same facts
+ * with every QP ok and none failed). */
+static const struct {
+	const char *expect;
+	bool pass, all_ok;
+} dp_cases[] = {
+	{"\"datapath_failed_qp\": 3", true, false},
+	{"\"datapath_failed_qp\": 2", false, false},
+	{"\"datapath_failed_qp\": \"none\"", false, true},
+	{"\"datapath_qps\": { \"all\": \"ok\" }", false, true},
+	{"\"datapath_qps\": [\"ok\", \"ok\", \"ok\", \"failed\", \"not_run\", \"not_run\", "
+	 "\"not_run\", \"not_run\"]", true, false},
+	{"\"datapath_qps\": [\"ok\", \"ok\", \"ok\", \"failed\"]", false, false},
+	{"\"datapath_qp_count\": 8", true, true},
+	{"\"datapath_qp_count\": 2", false, false},
+};
+
+START_TEST(expect_datapath_per_qp)
+{
+	char exp[1024];
+	struct qplab_plan *plan;
+	struct qplab_scenario_facts sf;
+	struct qplab_verdict *v;
+
+	snprintf(exp, sizeof(exp), "{ \"host\": \"a\", %s }", dp_cases[_i].expect);
+	plan = plan_with("\"a\": {}, \"b\": {}", exp);
+	ck_assert_int_eq(qplab_scenario_facts_init(&sf, 2, 1), 0);
+	qp3_failed(&sf.final[0]);
+	ck_assert_int_eq(qplab_expect_eval(plan, &RUN, &sf, &v), dp_cases[_i].pass ? 0 : 1);
+	if (!strcmp(v[0].hosts[0].checks[0].what, "datapath_failed_qp") && !dp_cases[_i].pass)
+		ck_assert_str_eq(v[0].hosts[0].checks[0].observed,
+				 "QP 3 (qp_num 43): write none, read IBV_WC_WR_FLUSH_ERR");
+	qplab_verdicts_free(v, plan->nexpect);
+	/* Every QP ok. */
+	for (int i = 0; i < 8; i++)
+		snprintf(sf.final[0].dp_qps[i].result, sizeof(sf.final[0].dp_qps[i].result), "ok");
+	sf.final[0].dp_failed_qp = QPLAB_NO_FAILED_QP;
+	ck_assert_int_eq(qplab_expect_eval(plan, &RUN, &sf, &v), dp_cases[_i].all_ok ? 0 : 1);
+	qplab_verdicts_free(v, plan->nexpect);
+	/* Not collected (a protocol 2 agent): every per-QP assertion fails. */
+	qplab_facts_free(&sf.final[0]);
+	healthy(&sf.final[0]);
+	ck_assert_int_eq(qplab_expect_eval(plan, &RUN, &sf, &v), 1);
+	ck_assert_str_eq(v[0].hosts[0].checks[0].observed, "(not collected)");
+	qplab_verdicts_free(v, plan->nexpect);
+	qplab_scenario_facts_free(&sf);
+	qplab_plan_free(plan);
+}
+END_TEST
+
 START_TEST(expect_diagnostic_has_expected_and_observed_per_host)
 {
 	struct qplab_plan *plan = plan_with("\"a\": {}, \"b\": {}",
@@ -392,6 +460,7 @@ Suite *suite_expect(void)
 	TCase *tc = unit_tcase(s, "assertions", 10);
 
 	tcase_add_loop_test(tc, expect_each_assertion_passes_or_fails, 0, sizeof(cases) / sizeof(cases[0]));
+	tcase_add_loop_test(tc, expect_datapath_per_qp, 0, sizeof(dp_cases) / sizeof(dp_cases[0]));
 	tcase_add_test(tc, expect_diagnostic_has_expected_and_observed_per_host);
 	tcase_add_test(tc, expect_step_facts_are_separate_from_final);
 	tcase_add_test(tc, expect_none_within_needs_the_full_wait);
