@@ -42,7 +42,7 @@ START_TEST(agent_request_lines_are_exact)
 	ck_assert_str_eq(l, "{\"v\":3,\"id\":13,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":8,\"deadline_ms\":100,\"verb\":\"send\"}\n");
 	free(l);
 	l = qplab_agent_req_datapath_when_connected(15, "p", 900);
-	ck_assert_str_eq(l, "{\"v\":2,\"id\":15,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":4096,\"deadline_ms\":900,\"read_only\":true,\"wait_connected_ms\":900}\n");
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":15,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":4096,\"deadline_ms\":900,\"read_only\":true,\"wait_connected_ms\":900}\n");
 	free(l);
 	l = qplab_agent_req_region(14, QPHS_ACCESS_LOCAL_WRITE | QPHS_ACCESS_REMOTE_READ);
 	ck_assert_str_eq(l, "{\"v\":3,\"id\":14,\"op\":\"region\",\"access\":[\"local_write\",\"remote_read\"]}\n");
