@@ -130,6 +130,8 @@ static int start(struct agent *a, char *err, size_t errlen)
 	if (!rc && (rc = qphs_daemon_listen(a->d, a->addr, a->port)) != 0)
 		snprintf(err, errlen, "listen on %s: %s", a->listen, qphs_daemon_errstr(a->d));
 	if (!rc && !a->ctx_code)
+		a->ctx_code = agent_cgroup_enter(a, a->ctx_error, sizeof(a->ctx_error));
+	if (!rc && !a->ctx_code)
 		a->ctx_code = open_context(a, a->ctx_error, sizeof(a->ctx_error));
 	if (!rc && qphs_daemon_raise_nofile(&a->cfg, NULL, err, errlen) != 0) {
 		fprintf(stderr, "qplab agent %s: warning: %s\n", a->host, err);
@@ -297,7 +299,9 @@ int cmd_agent(int argc, char **argv)
 	}
 	if (a.d)
 		qphs_daemon_stop(a.d);
+	agent_fanin_free(&a);
 	qphs_rdma_free(a.r);
 	qphs_daemon_free(a.d);
+	agent_cgroup_leave(&a);
 	return rc ? QPLAB_EXIT_FAIL : QPLAB_EXIT_OK;
 }

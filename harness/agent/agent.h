@@ -16,6 +16,8 @@
 #define AGENT_MAX_PEERS 16
 #define AGENT_MAX_SET_QPS 64
 
+struct agent_fanin;
+
 /* One peer's QP numbers: the set in use and the one before the last
  * reconnect (for stale ready-ACKs, agent_stale.c). */
 struct agent_qpset {
@@ -50,6 +52,12 @@ struct agent {
 	unsigned long connects;
 	struct agent_qpset sets[AGENT_MAX_PEERS];
 	int nsets;
+	/* rdma_max (agent_cgroup.c): set, and each limit (-1 = max); the
+	 * cgroup entered. */
+	bool rdma_max_set;
+	struct agent_fanin *fanin;     /* servers a fan_in kept for fan_in_check */
+	int rdma_max_handle, rdma_max_object;
+	char cgroup[500], cgroup_parent[400];
 };
 
 /* Applies the --config JSON ({"agent": {...}, "fault": {...}}) to a.
@@ -74,6 +82,19 @@ json_object *agent_op_region(struct agent *a, json_object *id, json_object *req)
 /* verify: the responder's own byte-for-byte check of what a peer's
  * datapath verb "write" left in its check region (agent_region.c). */
 json_object *agent_op_verify(struct agent *a, json_object *id, json_object *req);
+/* rdma_max: into a cgroup of the agent's own whose rdma.max limits its
+ * device, before the device is opened; 0, or QPHS_ERR_CONTEXT with the
+ * reason in err.  _leave moves back and removes it (agent_cgroup.c). */
+int agent_cgroup_enter(struct agent *a, char *err, size_t errlen);
+void agent_cgroup_leave(struct agent *a);
+/* Sleeps until the CLOCK_REALTIME barrier at_ns; returns how late we
+ * were (ns). */
+int64_t agent_barrier(int64_t at_ns);
+/* fan_in: count servers of this host connect to one peer at once, then
+ * check their data paths (agent_fanin.c). */
+json_object *agent_op_fan_in(struct agent *a, json_object *id, json_object *req);
+json_object *agent_op_fan_in_check(struct agent *a, json_object *id, json_object *req);
+void agent_fanin_free(struct agent *a);
 /* Notes each connected endpoint's QP numbers (current and previous set);
  * agent_track_endpoint does it for one endpoint already read. */
 void agent_track_qpsets(struct agent *a);

@@ -32,6 +32,18 @@ static void advertise(struct jread *r, struct agent *a, json_object *o)
 	jread_int(r, o, "qp_count", INT_ANY, &a->hooks.advertise_qp_count);
 }
 
+/* rdma_max: the rdma cgroup limits of the agent's device (agent_cgroup.c). */
+static void rdma_max(struct jread *r, struct agent *a, json_object *o)
+{
+	static const char *const keys[] = {"hca_handle", "hca_object", NULL};
+
+	jread_only_keys(r, o, keys, "rdma_max");
+	a->rdma_max_set = true;
+	a->rdma_max_handle = a->rdma_max_object = -1;
+	jread_int(r, o, "hca_handle", 0, 1000000, &a->rdma_max_handle);
+	jread_int(r, o, "hca_object", 0, 1000000, &a->rdma_max_object);
+}
+
 static void agent_opts(struct jread *r, struct agent *a, json_object *o)
 {
 	static const char *const keys[] = {"quirk", "mtu_negotiation", "ready_ack", "reset_policy",
@@ -40,7 +52,7 @@ static void agent_opts(struct jread *r, struct agent *a, json_object *o)
 					   "delay_passive_rtr_ms", "delay_active_rtr_ms", "advertise",
 					   "mtu_reread",
 					   "rd_atomic_clamp", "no_rdma_transport", "sq_psn",
-					   "rq_psn", NULL};
+					   "rq_psn", "rdma_max", NULL};
 	json_object *v;
 	int64_t psn;
 	const char *s;
@@ -74,6 +86,8 @@ static void agent_opts(struct jread *r, struct agent *a, json_object *o)
 		a->hooks.rq_psn = (uint32_t)psn;
 	if (jread_object(r, o, "advertise", &v) == JREAD_OK)
 		advertise(r, a, v);
+	if (jread_object(r, o, "rdma_max", &v) == JREAD_OK)
+		rdma_max(r, a, v);
 }
 
 static void fault_types(struct jread *r, struct agent *a, json_object *o)

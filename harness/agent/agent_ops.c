@@ -87,8 +87,7 @@ void agent_remember(struct agent *a, int rc, const char *text, struct qphs_endpo
 	}
 }
 
-/* Sleeps until the CLOCK_REALTIME barrier; returns how late we were (ns). */
-static int64_t barrier(int64_t at_ns)
+int64_t agent_barrier(int64_t at_ns)
 {
 	struct timespec ts = {.tv_sec = at_ns / 1000000000, .tv_nsec = at_ns % 1000000000}, now;
 
@@ -97,6 +96,18 @@ static int64_t barrier(int64_t at_ns)
 	clock_gettime(CLOCK_REALTIME, &now);
 	int64_t late = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - at_ns;
 	return late > 0 ? late : 0;
+}
+
+/* A failed connect's text: the endpoint's; without one, for a QP the
+ * driver refused (the library frees that endpoint and keeps its text on
+ * the context: lib/setup/endpoint.c), the context's; else the code's. */
+static const char *connect_text(struct agent *a, int rc, struct qphs_endpoint *ep)
+{
+	const char *t = qphs_context_errstr(a->ctx);
+
+	if (ep)
+		return qphs_endpoint_errstr(ep);
+	return rc == QPHS_ERR_CREATE_QP && t && t[0] ? t : qphs_strerror(rc);
 }
 
 static json_object *op_connect(struct agent *a, json_object *id, json_object *req)
@@ -117,7 +128,7 @@ static json_object *op_connect(struct agent *a, json_object *id, json_object *re
 	if (!peer)
 		return agent_reply(id, "connect", 0, QPHS_ERR_INVALID_ARGUMENT, "connect: \"peer\" missing");
 	if (at > 0)
-		late = barrier(at);
+		late = agent_barrier(at);
 	t0 = now_ms();
 	rc = qphs_connect(a->ctx, peer, &ep);
 	a->t_total = (long)(now_ms() - t0 + 0.5);
@@ -125,7 +136,7 @@ static json_object *op_connect(struct agent *a, json_object *id, json_object *re
 	a->t_handshake = a->t_ready_ack = a->t_tcp = -1;
 	for (int i = 0; i < QPHS_TR_COUNT; i++)
 		a->t_tr[i] = -1;
-	agent_remember(a, rc, rc ? (ep ? qphs_endpoint_errstr(ep) : qphs_strerror(rc)) : "", ep);
+	agent_remember(a, rc, rc ? connect_text(a, rc, ep) : "", ep);
 	o = agent_reply(id, "connect", 1, rc, a->last_error);
 	json_object_object_add(o, "reply_msg_sent", json_object_new_string(a->last_sent));
 	json_object_object_add(o, "reply_msg_received", json_object_new_string(a->last_recv));
@@ -202,7 +213,7 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 	int mode = 0, vb = 0;
 	int64_t seed = 0;
 	int64_t bytes = 4096;
-	int deadline = 10000, wait_connected = 0;
+	int deadline = 10000, wait_connected = 0, count = 0;
 	bool read_only = false;
 	struct qphs_data_opts opts;
 	struct qphs_data_result res;
@@ -219,13 +230,17 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 	jread_str(&r, req, "verb", &verb);
 	jread_int64(&r, req, "seed", 0, INT64_MAX, &seed);
 	jread_int(&r, req, "wait_connected_ms", 0, INT_MAX, &wait_connected);
+	jread_int(&r, req, "count", 1, QPHS_BURST_MAX, &count);
 	if (!r.errors && ((mode = rkey ? qplab_word_index(qplab_rkey_words, rkey) : 0) < 0 ||
 			  (vb = verb ? qplab_word_index(qplab_verb_words, verb) : 0) < 0))
 		snprintf(err, sizeof(err), "request: \"%s\" must be one of %s",
 			 mode < 0 ? "rkey" : "verb",
-			 mode < 0 ? "descriptor, bad, stale" : "check, write, send");
+			 mode < 0 ? "descriptor, bad, stale" : "check, write, send, burst");
 	if (r.errors || mode < 0 || vb < 0)
 		return bad_args(id, "datapath", err);
+	if ((vb == QPHS_DATA_BURST) != (count > 0))
+		return bad_args(id, "datapath", "request: \"count\" goes with \"verb\": \"burst\", "
+				"and only with it");
 	if (!peer)
 		return agent_reply(id, "datapath", 0, QPHS_ERR_INVALID_ARGUMENT,
 				   "datapath: needs \"peer\" and 1..1048576 \"bytes\"");
@@ -238,7 +253,7 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 	} else {
 		opts = (struct qphs_data_opts){.bytes = (size_t)bytes, .timeout_ms = deadline,
 					       .read_only = read_only, .rkey_mode = mode, .verb = vb,
-					       .seed = (uint64_t)seed};
+					       .seed = (uint64_t)seed, .count = count};
 		rc = qphs_endpoint_check_data_opts(ep, &opts, &res);
 		/* Nothing posted (endpoint not connected) is "not_run", not a failure. */
 		posted = strcmp(res.write_status, "not posted") || strcmp(res.read_status, "not posted");
@@ -351,7 +366,8 @@ json_object *agent_serve(struct agent *a, json_object *req, int *quit)
 		return agent_reply(id, NULL, 0, QPHS_ERR_INVALID_ARGUMENT, "request: \"op\" missing");
 	if (!a->ctx && (!strcmp(op, "connect") || !strcmp(op, "datapath") ||
 			!strcmp(op, "disconnect") || !strcmp(op, "region") ||
-			!strcmp(op, "verify"))) {
+			!strcmp(op, "verify") || !strcmp(op, "fan_in") ||
+			!strcmp(op, "fan_in_check"))) {
 		/* No context: every device request fails the way opening it did. */
 		agent_remember(a, a->ctx_code, a->ctx_error, NULL);
 		return agent_reply(id, op, 1, a->ctx_code, a->ctx_error);
@@ -372,6 +388,10 @@ json_object *agent_serve(struct agent *a, json_object *req, int *quit)
 		return agent_op_region(a, id, req);
 	if (!strcmp(op, "verify"))
 		return agent_op_verify(a, id, req);
+	if (!strcmp(op, "fan_in"))
+		return agent_op_fan_in(a, id, req);
+	if (!strcmp(op, "fan_in_check"))
+		return agent_op_fan_in_check(a, id, req);
 	if (!strcmp(op, "raw_frame"))
 		return agent_op_raw_frame(a, id, req);
 	if (!strcmp(op, "exit")) {

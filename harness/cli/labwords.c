@@ -10,7 +10,8 @@ const char *const qplab_rkey_words[] = {
 	[QPHS_RKEY_STALE] = "stale", NULL,
 };
 const char *const qplab_verb_words[] = {
-	[QPHS_DATA_CHECK] = "check", [QPHS_DATA_WRITE] = "write", [QPHS_DATA_SEND] = "send", NULL,
+	[QPHS_DATA_CHECK] = "check", [QPHS_DATA_WRITE] = "write", [QPHS_DATA_SEND] = "send",
+	[QPHS_DATA_BURST] = "burst", NULL,
 };
 const char *const qplab_access_words[] = {"local_write", "remote_write", "remote_read", NULL};
 

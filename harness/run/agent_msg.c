@@ -61,6 +61,13 @@ static json_object *agent_json(const struct qplab_agent_opts *a)
 		json_object_object_add(o, "advertise", adv);
 	else
 		json_object_put(adv);
+	if (a->rdma_max) {
+		json_object *m = json_object_new_object();
+
+		add_int(m, "hca_handle", a->rdma_max_handle);
+		add_int(m, "hca_object", a->rdma_max_object);
+		json_object_object_add(o, "rdma_max", m);
+	}
 	return o;
 }
 
@@ -168,6 +175,40 @@ char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadlin
 	if (verb == QPHS_DATA_WRITE)
 		json_object_object_add(x, "seed", json_object_new_int64((int64_t)(seed >> 1)));
 	return line(id, "datapath", x);
+}
+
+char *qplab_agent_req_burst(int id, const char *peer, long bytes, int deadline_ms, int count,
+			    uint64_t seed)
+{
+	json_object *x = json_object_new_object();
+
+	add_str(x, "peer", peer);
+	add_int(x, "bytes", bytes);
+	add_int(x, "deadline_ms", deadline_ms);
+	add_str(x, "verb", qplab_verb_words[QPHS_DATA_BURST]);
+	add_int(x, "count", count);
+	json_object_object_add(x, "seed", json_object_new_int64((int64_t)(seed >> 1)));
+	return line(id, "datapath", x);
+}
+
+char *qplab_agent_req_fan_in(int id, const char *peer, int count, int64_t at_realtime_ns)
+{
+	json_object *x = json_object_new_object();
+
+	add_str(x, "peer", peer);
+	add_int(x, "count", count);
+	json_object_object_add(x, "at_realtime_ns", json_object_new_int64(at_realtime_ns));
+	add_bool(x, "check", 0);
+	return line(id, "fan_in", x);
+}
+
+char *qplab_agent_req_fan_in_check(int id, long bytes, int deadline_ms)
+{
+	json_object *x = json_object_new_object();
+
+	add_int(x, "bytes", bytes);
+	add_int(x, "deadline_ms", deadline_ms);
+	return line(id, "fan_in_check", x);
 }
 
 char *qplab_agent_req_datapath_when_connected(int id, const char *peer, int deadline_ms)

@@ -42,6 +42,16 @@ char *qplab_agent_req_report(int id);
 char *qplab_agent_req_counters(int id);
 char *qplab_agent_req_datapath(int id, const char *peer, long bytes, int deadline_ms,
 			       bool read_only, int rkey_mode, int verb, uint64_t seed);
+/* A datapath "burst": count signalled WRITEs of bytes, polled only
+ * after the library's hold (CQ overflow). */
+char *qplab_agent_req_burst(int id, const char *peer, long bytes, int deadline_ms, int count,
+			    uint64_t seed);
+/* fan_in: count servers of the agent's host connect to peer at once (at
+ * the CLOCK_REALTIME barrier at_realtime_ns) and are kept ("check":
+ * false); fan_in_check then checks each one's data path (deadline_ms per
+ * completion) and frees them. */
+char *qplab_agent_req_fan_in(int id, const char *peer, int count, int64_t at_realtime_ns);
+char *qplab_agent_req_fan_in_check(int id, long bytes, int deadline_ms);
 /* The read-only check a passive host makes towards peer as soon as its
  * endpoint to peer is CONNECTED (waiting up to deadline_ms for that): a
  * connect step's peer_posts. */

@@ -36,6 +36,21 @@ static void catch_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* rdma_cgroup: the kernel has the rdma cgroup controller (a line "rdma"
+ * in /proc/cgroups, mounted or not: the agent mounts cgroup2 itself). */
+static bool has_rdma_cgroup(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/cgroups", "r");
+	bool yes = false;
+
+	while (f && !yes && fgets(line, sizeof(line), f))
+		yes = !strncmp(line, "rdma\t", 5);
+	if (f)
+		fclose(f);
+	return yes;
+}
+
 /* Capabilities from netns/probe --json and the tools present. */
 static int probe_caps(const char *caps[8], char *mode, size_t modelen)
 {
@@ -63,6 +78,8 @@ static int probe_caps(const char *caps[8], char *mode, size_t modelen)
 	free(out);
 	if (access("/usr/sbin/tc", X_OK) == 0 || access("/sbin/tc", X_OK) == 0)
 		caps[n++] = "netem";
+	if (has_rdma_cgroup())
+		caps[n++] = "rdma_cgroup";
 	caps[n] = NULL;
 	return mode[0] && strcmp(mode, "none") ? 0 : -1;
 }

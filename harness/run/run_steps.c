@@ -7,12 +7,14 @@
 #include <time.h>
 
 #include "qphs/error.h"
+#include "qphs/rdma.h"
 #include "cli/cli.h"
 #include "cli/jread.h"
 #include "run.h"
 
 /* Default deadlines (ms) before QPLAB_TIME_MULTIPLIER. */
-enum { DL_CONNECT = 15000, DL_DATAPATH = 10000, DL_REPORT = 5000, DL_READY = 10000, DL_WAIT = 10000 };
+enum { DL_CONNECT = 15000, DL_DATAPATH = 10000, DL_REPORT = 5000, DL_READY = 10000, DL_WAIT = 10000,
+       DL_FAN_IN = 300000 };
 
 static int scaled(int step_ms, int dflt)
 {
@@ -294,6 +296,51 @@ static uint64_t step_seed(const struct run_state *s, int si)
 	return s->seed ^ ((uint64_t)(si + 1) * 0x9e3779b97f4a7c15ull);
 }
 
+/* fan_in: every `from` host's servers connect to `to` at one barrier
+ * time (agent_fanin.c), and are kept; then the hosts check their servers'
+ * data paths one host after another, since every check writes the same
+ * buffer of `to` (its check region) and two hosts' checks at once would
+ * overwrite each other's pattern.  The deadline bounds each phase of a
+ * host (default 300 s: the 96 s of Mooncake issue 2793's 240 handshakes,
+ * with room for TCG). */
+static int fan_in_step(struct run_state *s, int si, const struct qplab_step *st, char *err,
+		       size_t errlen)
+{
+	int dl = scaled(st->deadline_ms, DL_FAN_IN), ids[QPLAB_MAX_HOSTS];
+	struct timespec now;
+	int64_t at;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	at = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec + (int64_t)scaled(-1, 200) * 1000000;
+	for (size_t i = 0; i < st->nhosts; i++) {
+		struct run_agent *ag = &s->ag[st->hosts[i]];
+
+		ids[i] = ag->next_id++;
+		if (!ag->pid ||
+		    run_agent_send(ag, qplab_agent_req_fan_in(ids[i], path_of(s, st->to), st->count, at))) {
+			snprintf(err, errlen, "agent %s: cannot write its request", ag->name);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < st->nhosts; i++) {
+		struct qplab_agent_msg m;
+
+		if (run_agent_wait(&s->ag[st->hosts[i]], ids[i], dl + 2000, &m, err, errlen))
+			return -1;
+		qplab_agent_msg_free(&m);
+	}
+	for (size_t i = 0; i < st->nhosts; i++) {
+		int id = s->ag[st->hosts[i]].next_id++;
+
+		if (act(s, st->hosts[i], id,
+			qplab_agent_req_fan_in_check(id, st->bytes > 0 ? st->bytes : 4096,
+						     scaled(-1, DL_DATAPATH)),
+			dl, si, path_of(s, st->to), err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
 static int do_step(struct run_state *s, int si, const struct qplab_step *st, char *err, size_t errlen)
 {
 	int id;
@@ -311,6 +358,13 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 		int dl = scaled(st->deadline_ms, DL_DATAPATH);
 
 		id = s->ag[st->from].next_id++;
+		if (st->verb == QPHS_DATA_BURST)
+			return act(s, st->from, id,
+				   qplab_agent_req_burst(id, path_of(s, st->to),
+							 st->bytes > 0 ? st->bytes : 4096, dl,
+							 st->count, step_seed(s, si)),
+				   dl + QPHS_BURST_HOLD_MS + 2000, si, path_of(s, st->to), err,
+				   errlen);
 		return act(s, st->from, id,
 			   qplab_agent_req_datapath(id, path_of(s, st->to), st->bytes > 0 ? st->bytes : 4096, dl,
 						    st->read_only, st->rkey_mode, st->verb,
@@ -340,6 +394,8 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 		return agent_step(s, si, st, err, errlen);
 	case QPLAB_STEP_RAW_FRAME:
 		return raw_frame_step(s, si, st, err, errlen);
+	case QPLAB_STEP_FAN_IN:
+		return fan_in_step(s, si, st, err, errlen);
 	default:
 		return run_topo_fault(s->t, s->p, st, err, errlen);
 	}
@@ -350,7 +406,7 @@ static bool produces_result(enum qplab_step_kind k)
 	/* connect_both collects its own (run_both.c). */
 	return k == QPLAB_STEP_CONNECT || k == QPLAB_STEP_DISCONNECT ||
 	       k == QPLAB_STEP_DATAPATH || k == QPLAB_STEP_RAW_FRAME || k == QPLAB_STEP_SNAPSHOT ||
-	       k == QPLAB_STEP_REGION || k == QPLAB_STEP_VERIFY;
+	       k == QPLAB_STEP_REGION || k == QPLAB_STEP_VERIFY || k == QPLAB_STEP_FAN_IN;
 }
 
 /* delete_device: whether `rdma link del` waits for the agent that holds

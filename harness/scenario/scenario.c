@@ -20,6 +20,7 @@ const char *const qplab_capabilities[] = {
 	"netem",     /* tc qdisc netem can be attached to lab interfaces */
 	"ipv6",      /* lab interfaces carry IPv6 addresses and GIDs */
 	"kvm",       /* the vm backend runs with KVM, not TCG */
+	"rdma_cgroup", /* the kernel has the rdma cgroup controller (/proc/cgroups) */
 	NULL,
 };
 

@@ -114,6 +114,10 @@ struct qplab_agent_opts {
 	int sq_psn, rq_psn;        /* lab hooks, 0..0xffffff; -1 = Mooncake's 0 */
 	int mtu_reread;            /* tri-state: re-read the active MTU at each connect */
 	int no_rdma_transport;     /* tri-state: answer Connection and Metadata null */
+	/* Lab hook rdma_max: the host's agent in an rdma cgroup (when set)
+	 * with these limits of its device, -1 = max. */
+	bool rdma_max;
+	int rdma_max_handle, rdma_max_object;
 };
 
 /* What a host runs: qplab; a stand-in that behaves as Mooncake 3b5a594
@@ -180,7 +184,11 @@ enum qplab_step_kind {
 	QPLAB_STEP_FIREWALL_REJECT,/* host answers it with a TCP reset */
 	QPLAB_STEP_FIREWALL_OFF,   /* and stops */
 	QPLAB_STEP_NOOP,           /* nothing (what --ablate puts in place of a step) */
+	QPLAB_STEP_FAN_IN,         /* count servers of `from` connect to `to` at once */
 	QPLAB_STEP_KIND_COUNT
+};
+enum {
+	QPLAB_FAN_IN_MAX = 256 /* servers of one fan_in step (the agent's limit) */
 };
 
 /* Returns the `do` word of a step kind ("connect", ...). */
@@ -318,6 +326,8 @@ struct qplab_step {
 	bool read_only;              /* datapath: READ only, never write the peer */
 	int rkey_mode;               /* datapath: enum qphs_rkey_mode (labwords.h) */
 	int verb;                    /* datapath: enum qphs_data_verb */
+	int count;                   /* datapath verb burst: WRs posted, 0 = none;
+				      * fan_in: servers, 1..QPLAB_FAN_IN_MAX */
 	int access;                  /* region: QPHS_ACCESS_* bits */
 	int of;                      /* verify: index of the datapath "write" step */
 	struct qplab_assert until;   /* wait */

@@ -168,6 +168,8 @@ static const char *agent_option(const struct qplab_agent_opts *a)
 		return a->sq_psn > 0 ? "sq_psn" : "rq_psn";
 	if (a->no_rdma_transport > 0)
 		return "no_rdma_transport";
+	if (a->rdma_max)
+		return "rdma_max";
 	return NULL;
 }
 

@@ -141,6 +141,18 @@ static void parse_advertise(struct sc_ctx *ctx, json_object *o, const char *path
 		a->advertise_address = qplab__sc_strdup(s);
 }
 
+/* rdma_max: {"hca_handle": N, "hca_object": N}, each optional (max). */
+static void parse_rdma_max(struct sc_ctx *ctx, json_object *o, const char *path,
+			   struct qplab_agent_opts *a)
+{
+	static const char *const keys[] = {"hca_handle", "hca_object", NULL};
+
+	qplab__sc_only_keys(ctx, o, path, "rdma_max", keys);
+	a->rdma_max = true;
+	a->rdma_max_handle = int_or_unset(ctx, o, path, "hca_handle", 0, 1000000);
+	a->rdma_max_object = int_or_unset(ctx, o, path, "hca_object", 0, 1000000);
+}
+
 static void parse_agent(struct sc_ctx *ctx, json_object *o, const char *path,
 			struct qplab_agent_opts *a)
 {
@@ -150,7 +162,7 @@ static void parse_agent(struct sc_ctx *ctx, json_object *o, const char *path,
 					   "advertise", "delay_passive_rtr_ms", "delay_active_rtr_ms",
 					   "mtu_reread",
 					   "rd_atomic_clamp", "no_rdma_transport", "sq_psn",
-					   "rq_psn", NULL};
+					   "rq_psn", "rdma_max", NULL};
 	char sub[SC_PATH_MAX];
 	const char *s;
 	json_object *adv;
@@ -188,6 +200,10 @@ static void parse_agent(struct sc_ctx *ctx, json_object *o, const char *path,
 	if (adv) {
 		qplab__sc_join(sub, sizeof(sub), path, "advertise");
 		parse_advertise(ctx, adv, sub, a);
+	}
+	if ((adv = qplab__sc_get(ctx, o, path, "rdma_max", json_type_object, false))) {
+		qplab__sc_join(sub, sizeof(sub), path, "rdma_max");
+		parse_rdma_max(ctx, adv, sub, a);
 	}
 }
 

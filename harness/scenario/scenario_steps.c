@@ -12,7 +12,7 @@
 /* Which keys each kind takes besides do, name and deadline_ms. */
 static const struct {
 	const char *word;
-	const char *keys[6];
+	const char *keys[8];
 } kinds[QPLAB_STEP_KIND_COUNT] = {
 	[QPLAB_STEP_CONNECT] = {"connect", {"from", "to", "to_address", "to_device", "peer_posts"}},
 	[QPLAB_STEP_CONNECT_BOTH] = {"connect_both", {"hosts", "rounds", "barrier_ms"}},
@@ -29,7 +29,7 @@ static const struct {
 	[QPLAB_STEP_START_AGENT] = {"start_agent", {"host"}},
 	[QPLAB_STEP_RESTART_AGENT] = {"restart_agent", {"host", "down_ms"}},
 	[QPLAB_STEP_RAW_FRAME] = {"raw_frame", {"to", "hex", "kind", "from"}},
-	[QPLAB_STEP_DATAPATH] = {"datapath", {"from", "to", "bytes", "read_only", "rkey", "verb"}},
+	[QPLAB_STEP_DATAPATH] = {"datapath", {"from", "to", "bytes", "read_only", "rkey", "verb", "count"}},
 	[QPLAB_STEP_WAIT] = {"wait", {"host", "until"}},
 	[QPLAB_STEP_SNAPSHOT] = {"snapshot", {NULL}},
 	[QPLAB_STEP_REGION] = {"region", {"host", "access"}},
@@ -42,6 +42,7 @@ static const struct {
 	[QPLAB_STEP_FIREWALL_REJECT] = {"firewall_reject", {"host"}},
 	[QPLAB_STEP_FIREWALL_OFF] = {"firewall_off", {"host"}},
 	[QPLAB_STEP_NOOP] = {"noop", {NULL}},
+	[QPLAB_STEP_FAN_IN] = {"fan_in", {"from", "to", "count", "bytes"}},
 };
 
 const char *qplab_step_kind_name(enum qplab_step_kind kind)
@@ -239,12 +240,84 @@ static int word_key(struct sc_ctx *ctx, json_object *o, const char *path, const 
 	return k < 0 ? 0 : k;
 }
 
-/* datapath's rkey (descriptor, bad, stale) and verb (check, send). */
+/* A burst datapath's count: required with "verb": "burst", refused
+ * without it (CQ overflow scenarios, docs/scenarios.md). */
+static void parse_burst_count(struct sc_ctx *ctx, json_object *o, const char *path,
+			      struct qplab_step *st)
+{
+	long n;
+	int have = qplab__sc_int(ctx, o, path, "count", 1, QPHS_BURST_MAX, &n);
+
+	if (have)
+		st->count = (int)n;
+	if (st->kind != QPLAB_STEP_DATAPATH)
+		return;
+	if (st->verb == QPHS_DATA_BURST && !have)
+		qplab__sc_err(ctx, st->line, "a \"burst\" datapath needs \"count\" (1..%d)",
+			      QPHS_BURST_MAX);
+	else if (st->verb != QPHS_DATA_BURST && have)
+		qplab__sc_err(ctx, st->line, "\"count\" belongs to a \"burst\" datapath only");
+	if (st->verb == QPHS_DATA_BURST && (st->rkey_mode || st->read_only))
+		qplab__sc_err(ctx, st->line, "a \"burst\" datapath takes no \"rkey\" or \"read_only\"");
+}
+
+/* fan_in's from: one host, or an array of 1..QPLAB_MAX_HOSTS - 1
+ * different hosts (into hosts[]; from is the first). */
+static void parse_fan_in_from(struct sc_ctx *ctx, json_object *o, const char *path,
+			      struct qplab_step *st)
+{
+	json_object *v = NULL;
+	size_t n;
+
+	if (json_object_object_get_ex(o, "from", &v) && json_object_is_type(v, json_type_array)) {
+		n = json_object_array_length(v);
+		if (n < 1 || n > QPLAB_MAX_HOSTS - 1) {
+			qplab__sc_err(ctx, st->line, "fan_in: \"from\" names 1 to %d hosts",
+				      QPLAB_MAX_HOSTS - 1);
+			return;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const char *name;
+
+			st->hosts[i] = qplab__sc_elem_str(ctx, v, path, "from", i, &name)
+					       ? qplab__sc_host(ctx, st->line, name) : -1;
+			for (size_t k = 0; k < i; k++)
+				if (st->hosts[i] >= 0 && st->hosts[i] == st->hosts[k])
+					qplab__sc_err(ctx, st->line, "fan_in names host \"%s\" twice", name);
+		}
+		st->nhosts = n;
+	} else {
+		st->hosts[0] = host_key(ctx, o, path, "from");
+		st->nhosts = 1;
+	}
+	st->from = st->hosts[0];
+}
+
+/* fan_in: from (hosts), to (another host) and a required count. */
+static void parse_fan_in(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_step *st)
+{
+	long n;
+
+	parse_fan_in_from(ctx, o, path, st);
+	st->to = host_key(ctx, o, path, "to");
+	if (qplab__sc_int(ctx, o, path, "count", 1, QPLAB_FAN_IN_MAX, &n))
+		st->count = (int)n;
+	else
+		qplab__sc_err(ctx, st->line, "fan_in needs \"count\" (1..%d)", QPLAB_FAN_IN_MAX);
+	if (qplab__sc_int(ctx, o, path, "bytes", 1, QPHS_CHECK_REGION_BYTES, &n))
+		st->bytes = n;
+	for (size_t i = 0; i < st->nhosts; i++)
+		if (st->to >= 0 && st->hosts[i] == st->to)
+			qplab__sc_err(ctx, st->line, "fan_in: \"to\" is one of \"from\"");
+}
+
+/* datapath's rkey (descriptor, bad, stale) and verb (check, write, send, burst). */
 static void parse_datapath_words(struct sc_ctx *ctx, json_object *o, const char *path,
 				 struct qplab_step *st)
 {
 	st->rkey_mode = word_key(ctx, o, path, "rkey", qplab_rkey_words, "descriptor, bad, stale");
-	st->verb = word_key(ctx, o, path, "verb", qplab_verb_words, "check, write, send");
+	st->verb = word_key(ctx, o, path, "verb", qplab_verb_words, "check, write, send, burst");
+	parse_burst_count(ctx, o, path, st);
 	if (st->kind == QPLAB_STEP_DATAPATH && st->verb == QPHS_DATA_SEND &&
 	    (st->rkey_mode || st->read_only))
 		qplab__sc_err(ctx, st->line, "a \"send\" datapath takes no \"rkey\" or \"read_only\"");
@@ -278,7 +351,8 @@ static void parse_access(struct sc_ctx *ctx, json_object *o, const char *path,
 		qplab__sc_err(ctx, line, "\"remote_write\" needs \"local_write\" (ibv_reg_mr refuses it alone)");
 }
 
-/* verify's `of`: an earlier datapath "write" step into this host. */
+/* verify's `of`: an earlier datapath "write" (or "burst": the same
+ * pattern, written count times) step into this host. */
 static void parse_verify_of(struct sc_ctx *ctx, json_object *o, const char *path,
 			    struct qplab_step *st)
 {
@@ -290,9 +364,10 @@ static void parse_verify_of(struct sc_ctx *ctx, json_object *o, const char *path
 		return;
 	k = qplab_plan_step(ctx->plan, name);
 	if (k < 0 || ctx->plan->steps[k].kind != QPLAB_STEP_DATAPATH ||
-	    ctx->plan->steps[k].verb != QPHS_DATA_WRITE)
+	    (ctx->plan->steps[k].verb != QPHS_DATA_WRITE &&
+	     ctx->plan->steps[k].verb != QPHS_DATA_BURST))
 		qplab__sc_err(ctx, st->line, "\"of\": \"%s\" is not an earlier datapath step with "
-			      "\"verb\": \"write\"", name);
+			      "\"verb\": \"write\" or \"burst\"", name);
 	else if (st->host >= 0 && ctx->plan->steps[k].to != st->host)
 		qplab__sc_err(ctx, st->line, "\"of\": step \"%s\" wrote to another host", name);
 	else
@@ -321,6 +396,9 @@ static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, str
 		if (qplab__sc_bool(ctx, o, path, "read_only", &b))
 			st->read_only = b;
 		parse_datapath_words(ctx, o, path, st);
+		break;
+	case QPLAB_STEP_FAN_IN:
+		parse_fan_in(ctx, o, path, st);
 		break;
 	case QPLAB_STEP_REGION:
 		st->host = host_key(ctx, o, path, "host");
@@ -354,7 +432,7 @@ static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, str
 
 static void parse_step(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_step *st)
 {
-	const char *word, *allowed[10] = {"do", "name", "deadline_ms"};
+	const char *word, *allowed[12] = {"do", "name", "deadline_ms"};
 	size_t k;
 	long v;
 
@@ -375,7 +453,7 @@ static void parse_step(struct sc_ctx *ctx, json_object *o, const char *path, str
 		return;
 	}
 	st->kind = (enum qplab_step_kind)k;
-	for (size_t i = 0; i < 6 && kinds[k].keys[i]; i++)
+	for (size_t i = 0; i < 8 && kinds[k].keys[i]; i++)
 		allowed[3 + i] = kinds[k].keys[i];
 	qplab__sc_only_keys(ctx, o, path, kinds[k].word, allowed);
 	if (qplab__sc_str(ctx, o, path, "name", false, &word)) {

@@ -350,6 +350,90 @@ static int each_qp(struct check *c, const char *server)
 	return rc;
 }
 
+/* Reaps up to want completions of the burst until the deadline; counts
+ * the failed ones and names the first. */
+static int burst_reap(struct check *c, int want, double end, int *bad, char *first, size_t len)
+{
+	struct ibv_wc wc[16];
+	int got = 0;
+
+	while (got < want && qphs__mono_ms() <= end) {
+		int n = qphs__verbs_poll_cq(c->ep->ctx->cq, 16, wc);
+
+		for (int i = 0; i < n; i++, got++)
+			if (wc[i].status != IBV_WC_SUCCESS && !(*bad)++)
+				snprintf(first, len, "%s", qphs__verbs_wc_status_name(wc[i].status));
+		if (n < 0)
+			break;
+		if (n == 0) {
+			struct timespec ts = {0, 200000};
+			nanosleep(&ts, NULL);
+		}
+	}
+	return got;
+}
+
+/* QPHS_DATA_BURST (rdma.h): more signalled WRs than the CQ may hold, as
+ * an application without Mooncake's guard posts them (Mooncake 3b5a594
+ * RdmaEndPoint::submitPostSend, rdma_endpoint.cpp, posts no more than
+ * max_cqe minus the CQ's outstanding count).  What rxe does with a
+ * completion that finds its CQ full is the driver's (rxe_cq.c
+ * rxe_cq_post): the text records it. */
+static int burst(struct check *c)
+{
+	struct qphs_data_qp_result *q = &c->res->qp[0];
+	struct qphs_context *ctx = c->ep->ctx;
+	struct ibv_mr *mr = c->mr[BUF_SRC];
+	struct ibv_sge sge = {.addr = (uint64_t)(uintptr_t)mr->addr,
+			      .length = (uint32_t)c->o->bytes, .lkey = mr->lkey};
+	char first[48] = "", perr[80] = "";
+	uint32_t ev0, ev1;
+	double t0 = qphs__mono_ms(), end;
+	int posted = 0, got, bad = 0, rc = 0, state;
+	struct timespec hold = {QPHS_BURST_HOLD_MS / 1000, (QPHS_BURST_HOLD_MS % 1000) * 1000000L};
+
+	pthread_mutex_lock(&ctx->event_lock);
+	ev0 = ctx->event_count[IBV_EVENT_CQ_ERR];
+	pthread_mutex_unlock(&ctx->event_lock);
+	qphs_pattern_fill(c->buf[BUF_SRC], c->o->bytes, c->o->seed);
+	c->res->rkey = c->rkey;
+	q->ran = 1;
+	for (; posted < c->o->count; posted++) {
+		struct ibv_send_wr wr = {
+			.wr_id = ++c->posted, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = {.remote_addr = c->raddr, .rkey = c->rkey},
+		};
+		int e = qphs__verbs_post_send(c->ep->qp[0].qp, &wr);
+
+		if (e) {
+			c->posted--;
+			snprintf(perr, sizeof(perr), "; ibv_post_send refused WR %d: %s", posted + 1,
+				 strerror(e));
+			break;
+		}
+	}
+	while (nanosleep(&hold, &hold))
+		;
+	end = qphs__mono_ms() + c->o->timeout_ms;
+	got = burst_reap(c, posted, end, &bad, first, sizeof(first));
+	state = qphs__qp_state(ctx, &c->ep->qp[0]);
+	pthread_mutex_lock(&ctx->event_lock);
+	ev1 = ctx->event_count[IBV_EVENT_CQ_ERR];
+	pthread_mutex_unlock(&ctx->event_lock);
+	c->write_ms = qphs__mono_ms() - t0;
+	snprintf(q->write_status, sizeof(q->write_status), "%s",
+		 bad ? first : got < posted ? "no completion" : posted ? "IBV_WC_SUCCESS"
+								  : "not posted");
+	rc = bad || perr[0] ? QPHS_ERR_COMPLETION : got < posted ? QPHS_ERR_COMPLETION_TIMEOUT : 0;
+	snprintf(c->res->text, sizeof(c->res->text),
+		 "burst: %d of %d signalled WRITEs completed (%d failed) within %d ms of a %d ms "
+		 "hold; CQ of %d entries; QP 0 %s before any flush; IBV_EVENT_CQ_ERR x%u%s",
+		 got, posted, bad, c->o->timeout_ms, QPHS_BURST_HOLD_MS, ctx->cq->cqe,
+		 state < 0 ? "unreadable" : qphs__verbs_qp_state_name(state), ev1 - ev0, perr);
+	return rc;
+}
+
 static int run(struct check *c)
 {
 	char *server = NULL, *dev = NULL;
@@ -371,6 +455,10 @@ static int run(struct check *c)
 		qp_done(c, rc, t0);
 	} else if (c->o->verb == QPHS_DATA_CHECK && !(rc = find_target(c, server, dev)))
 		rc = each_qp(c, server);
+	else if (c->o->verb == QPHS_DATA_BURST && !(rc = find_target(c, server, dev))) {
+		rc = burst(c);
+		qp_done(c, rc, t0);
+	}
 	if (rc == QPHS_ERR_COMPLETION_TIMEOUT)
 		flush_outstanding(c);
 	for (int i = NBUF - 1; i >= 0; i--) {
@@ -397,10 +485,12 @@ int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep, const struct qphs_da
 	snprintf(res->read_status, sizeof(res->read_status), "not posted");
 	if (o->bytes == 0 || o->bytes > QPHS_CHECK_REGION_BYTES || o->timeout_ms <= 0 ||
 	    o->rkey_mode < QPHS_RKEY_DESCRIPTOR || o->rkey_mode > QPHS_RKEY_STALE ||
-	    o->verb < QPHS_DATA_CHECK || o->verb > QPHS_DATA_SEND ||
+	    o->verb < QPHS_DATA_CHECK || o->verb > QPHS_DATA_BURST ||
+	    (o->verb == QPHS_DATA_BURST && (o->count < 1 || o->count > QPHS_BURST_MAX)) ||
 	    (o->verb != QPHS_DATA_CHECK && o->read_only)) {
 		snprintf(res->text, sizeof(res->text), "bytes must be 1..%u, timeout_ms above 0, "
-			 "rkey_mode and verb known", QPHS_CHECK_REGION_BYTES);
+			 "rkey_mode and verb known, a burst's count 1..%d", QPHS_CHECK_REGION_BYTES,
+			 QPHS_BURST_MAX);
 		return QPHS_ERR_INVALID_ARGUMENT;
 	}
 	if (atomic_load(&ep->status) != QPHS_EP_CONNECTED) {
@@ -419,7 +509,9 @@ int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep, const struct qphs_da
 		snprintf(res->text + n, sizeof(res->text) - n, " (QP %d of %d, qp_num %u)",
 			 res->failed_qp, res->nqp, res->qp[res->failed_qp].qpn);
 	}
-	if (rc == 0 && o->verb == QPHS_DATA_SEND)
+	if (o->verb == QPHS_DATA_BURST)
+		; /* burst() wrote what came back, success or not */
+	else if (rc == 0 && o->verb == QPHS_DATA_SEND)
 		snprintf(res->text, sizeof(res->text), "%zu bytes sent", o->bytes);
 	else if (rc == 0 && o->verb == QPHS_DATA_WRITE)
 		snprintf(res->text, sizeof(res->text), "%zu bytes written to \"%s\" (not read "

@@ -324,7 +324,21 @@ enum qphs_data_verb {
 				   * (7: for ever).  write_status holds the
 				   * SEND's completion; no Metadata request,
 				   * rkey_mode ignored */
+	QPHS_DATA_BURST,          /* `count` signalled RDMA WRITEs of `bytes` of
+				   * the pattern into the peer's buffer on QP 0,
+				   * all posted before any completion is polled,
+				   * then none polled for QPHS_BURST_HOLD_MS (an
+				   * application busy elsewhere), then polled
+				   * until all came or timeout_ms: a CQ smaller
+				   * than count overflows (MC_MAX_CQE_PER_CTX).
+				   * write_status: the first failed completion,
+				   * "no completion" when some never came; text
+				   * says how many came, the CQ's size, QP 0's
+				   * state before any flush and the
+				   * IBV_EVENT_CQ_ERR events seen */
 };
+#define QPHS_BURST_HOLD_MS 1000
+#define QPHS_BURST_MAX 65535
 struct qphs_data_opts {
 	size_t bytes;           /* 1..QPHS_CHECK_REGION_BYTES */
 	int timeout_ms;         /* per completion, above 0 */
@@ -333,6 +347,8 @@ struct qphs_data_opts {
 	int rkey_mode;          /* enum qphs_rkey_mode; 0 = the descriptor's */
 	int verb;               /* enum qphs_data_verb; 0 = the check */
 	uint64_t seed;          /* QPHS_DATA_WRITE: the pattern's seed */
+	int count;              /* QPHS_DATA_BURST: WRs, 1..QPHS_BURST_MAX
+				 * (at most the QP's MC_MAX_WR are accepted) */
 };
 /* What one QP of the check did: ok, failed (ran and not ok), or not run
  * (ran 0: an earlier QP failed). */

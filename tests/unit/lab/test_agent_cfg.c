@@ -72,12 +72,40 @@ START_TEST(agent_config_refuses_bad_values_naming_the_key)
 }
 END_TEST
 
+/* rdma_max (agent_cgroup.c): set with each limit, or -1 for "max"; a
+ * negative limit or an unknown key is refused naming it. */
+START_TEST(agent_config_rdma_max)
+{
+	struct agent a;
+	char err[256];
+
+	ck_assert_int_eq(apply(&a, "{\"agent\": {}}", err, sizeof(err)), 0);
+	ck_assert(!a.rdma_max_set);
+	ck_assert_int_eq(apply(&a, "{\"agent\": {\"rdma_max\": {\"hca_object\": 4}}}", err,
+			       sizeof(err)), 0);
+	ck_assert(a.rdma_max_set);
+	ck_assert_int_eq(a.rdma_max_object, 4);
+	ck_assert_int_eq(a.rdma_max_handle, -1);
+	ck_assert_int_eq(apply(&a, "{\"agent\": {\"rdma_max\": {\"hca_handle\": 0}}}", err,
+			       sizeof(err)), 0);
+	ck_assert_int_eq(a.rdma_max_handle, 0);
+	ck_assert_int_eq(a.rdma_max_object, -1);
+	ck_assert_int_eq(apply(&a, "{\"agent\": {\"rdma_max\": {\"hca_object\": -1}}}", err,
+			       sizeof(err)), QPHS_ERR_INVALID_ARGUMENT);
+	ck_assert_msg(strstr(err, "\"hca_object\" must be in 0..1000000"), "%s", err);
+	ck_assert_int_eq(apply(&a, "{\"agent\": {\"rdma_max\": {\"qp\": 1}}}", err, sizeof(err)),
+			 QPHS_ERR_INVALID_ARGUMENT);
+	ck_assert_msg(strstr(err, "unknown key \"qp\" in rdma_max"), "%s", err);
+}
+END_TEST
+
 Suite *suite_agent_cfg(void)
 {
 	Suite *s = suite_create("agent_cfg");
 	TCase *tc = unit_tcase(s, "config", 5);
 
 	tcase_add_test(tc, agent_config_sets_options_hooks_and_fault);
+	tcase_add_test(tc, agent_config_rdma_max);
 	tcase_add_loop_test(tc, agent_config_refuses_bad_values_naming_the_key, 0,
 			    (int)(sizeof(bad) / sizeof(bad[0])));
 	return s;

@@ -517,12 +517,58 @@ START_TEST(agent_raw_frame_kind_lines_are_exact)
 }
 END_TEST
 
+/* The requests of issue 19's CQ overflow and fan-in (docs/agent-protocol.md
+ * "datapath" verb burst, "fan_in"). */
+START_TEST(agent_burst_and_fan_in_lines_are_exact)
+{
+	char *l = qplab_agent_req_burst(20, "p", 4096, 3000, 16, 10);
+
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":20,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":4096,"
+			    "\"deadline_ms\":3000,\"verb\":\"burst\",\"count\":16,\"seed\":5}\n");
+	free(l);
+	l = qplab_agent_req_fan_in(21, "p", 64, 1234567890123LL);
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":21,\"op\":\"fan_in\",\"peer\":\"p\",\"count\":64,"
+			    "\"at_realtime_ns\":1234567890123,\"check\":false}\n");
+	free(l);
+	l = qplab_agent_req_fan_in_check(22, 4096, 10000);
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":22,\"op\":\"fan_in_check\",\"bytes\":4096,"
+			    "\"deadline_ms\":10000}\n");
+	free(l);
+}
+END_TEST
+
+/* rdma_max goes to the agent only when the scenario set it, "max" limits
+ * (-1) left out. */
+START_TEST(agent_config_carries_rdma_max)
+{
+	const char *text = "{ \"description\": \"d\", \"source\": \"s\",\n"
+			   "  \"hosts\": { \"a\": { \"agent\": { \"rdma_max\": { \"hca_object\": 4 } } },"
+			   " \"b\": {} },\n"
+			   "  \"steps\": [ { \"do\": \"link_up\", \"host\": \"a\" } ],\n"
+			   "  \"expect\": [ { \"host\": \"a\", \"daemon_alive\": true } ] }\n";
+	struct qplab_plan *plan;
+	json_object *c;
+
+	ck_assert_int_eq(qplab_scenario_parse("t.json", text, strlen(text), &plan, NULL), 0);
+	c = qplab_agent_config(&plan->hosts[0]);
+	ck_assert_str_eq(json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN),
+			 "{\"agent\":{\"rdma_max\":{\"hca_object\":4}}}");
+	json_object_put(c);
+	c = qplab_agent_config(&plan->hosts[1]);
+	ck_assert_str_eq(json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN), "{\"agent\":{}}");
+	json_object_put(c);
+	qplab_plan_free(plan);
+}
+END_TEST
+
 Suite *suite_agent_msg(void)
 {
 	Suite *s = suite_create("agent_msg");
 	TCase *tc = unit_tcase(s, "lines", 10);
 
 	tcase_add_test(tc, agent_request_lines_are_exact);
+	tcase_add_test(tc, agent_burst_and_fan_in_lines_are_exact);
+	tcase_add_test(tc, agent_config_carries_rdma_max);
 	tcase_add_test(tc, agent_config_carries_only_what_the_scenario_set);
 	tcase_add_test(tc, lab_words_index_and_spell_access_bits);
 	tcase_add_loop_test(tc, agent_lines_are_decoded_strictly, 0, sizeof(lines) / sizeof(lines[0]));
