@@ -125,6 +125,25 @@ static void parse_raw_frame_from(struct sc_ctx *ctx, json_object *o, const char 
 	parse_raw_frame(ctx, o, path, st);
 }
 
+/* hosts[] from the array arr (its key in the step), each host named once
+ * (what: the step's word, for the message). */
+static void host_list(struct sc_ctx *ctx, json_object *arr, const char *path, const char *key,
+		      const char *what, struct qplab_step *st)
+{
+	size_t n = json_object_array_length(arr);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+
+		st->hosts[i] = qplab__sc_elem_str(ctx, arr, path, key, i, &name)
+				       ? qplab__sc_host(ctx, st->line, name) : -1;
+		for (size_t k = 0; k < i; k++)
+			if (st->hosts[i] >= 0 && st->hosts[i] == st->hosts[k])
+				qplab__sc_err(ctx, st->line, "%s names host \"%s\" twice", what, name);
+	}
+	st->nhosts = n;
+}
+
 static void parse_connect_both(struct sc_ctx *ctx, json_object *o, const char *path,
 			       struct qplab_step *st)
 {
@@ -137,17 +156,7 @@ static void parse_connect_both(struct sc_ctx *ctx, json_object *o, const char *p
 	if (hosts && (n < 2 || n > QPLAB_MAX_HOSTS)) {
 		qplab__sc_err(ctx, st->line, "connect_both names 2 to %d hosts", QPLAB_MAX_HOSTS);
 	} else if (hosts) {
-		for (size_t i = 0; i < n; i++) {
-			const char *name;
-
-			st->hosts[i] = qplab__sc_elem_str(ctx, hosts, path, "hosts", i, &name)
-					       ? qplab__sc_host(ctx, st->line, name) : -1;
-			for (size_t k = 0; k < i; k++)
-				if (st->hosts[i] >= 0 && st->hosts[i] == st->hosts[k])
-					qplab__sc_err(ctx, st->line, "connect_both names host \"%s\" twice",
-						      name);
-		}
-		st->nhosts = n;
+		host_list(ctx, hosts, path, "hosts", "connect_both", st);
 	}
 	if (qplab__sc_int(ctx, o, path, "rounds", 1, 10000, &v))
 		st->rounds = (int)v;
@@ -276,16 +285,7 @@ static void parse_fan_in_from(struct sc_ctx *ctx, json_object *o, const char *pa
 				      QPLAB_MAX_HOSTS - 1);
 			return;
 		}
-		for (size_t i = 0; i < n; i++) {
-			const char *name;
-
-			st->hosts[i] = qplab__sc_elem_str(ctx, v, path, "from", i, &name)
-					       ? qplab__sc_host(ctx, st->line, name) : -1;
-			for (size_t k = 0; k < i; k++)
-				if (st->hosts[i] >= 0 && st->hosts[i] == st->hosts[k])
-					qplab__sc_err(ctx, st->line, "fan_in names host \"%s\" twice", name);
-		}
-		st->nhosts = n;
+		host_list(ctx, v, path, "from", "fan_in", st);
 	} else {
 		st->hosts[0] = host_key(ctx, o, path, "from");
 		st->nhosts = 1;

@@ -546,17 +546,16 @@ START_TEST(agent_config_carries_rdma_max)
 			   " \"b\": {} },\n"
 			   "  \"steps\": [ { \"do\": \"link_up\", \"host\": \"a\" } ],\n"
 			   "  \"expect\": [ { \"host\": \"a\", \"daemon_alive\": true } ] }\n";
+	const char *want[] = {"{\"agent\":{\"rdma_max\":{\"hca_object\":4}}}", "{\"agent\":{}}"};
 	struct qplab_plan *plan;
-	json_object *c;
 
 	ck_assert_int_eq(qplab_scenario_parse("t.json", text, strlen(text), &plan, NULL), 0);
-	c = qplab_agent_config(&plan->hosts[0]);
-	ck_assert_str_eq(json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN),
-			 "{\"agent\":{\"rdma_max\":{\"hca_object\":4}}}");
-	json_object_put(c);
-	c = qplab_agent_config(&plan->hosts[1]);
-	ck_assert_str_eq(json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN), "{\"agent\":{}}");
-	json_object_put(c);
+	for (int i = 0; i < 2; i++) {
+		json_object *c = qplab_agent_config(&plan->hosts[i]);
+
+		ck_assert_str_eq(json_object_to_json_string_ext(c, JSON_C_TO_STRING_PLAIN), want[i]);
+		json_object_put(c);
+	}
 	qplab_plan_free(plan);
 }
 END_TEST
