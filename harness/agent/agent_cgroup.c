@@ -6,7 +6,16 @@
  * every ucontext as an hca_handle and every PD, CQ, MR, QP... as an
  * hca_object: kernel/cgroup/rdma.c rdmacg_try_charge, -EAGAIN over the
  * limit).  Root is not exempt, unlike RLIMIT_MEMLOCK.  At exit it moves
- * back and removes the child.
+ * back, sets the limits to max and removes the child.
+ *
+ * The limits go back to max before the rmdir because of what 6.12.117
+ * did in the lab VM: a child removed while its resource pool for the
+ * device still held a limit (no usage, so nothing freed the pool: the
+ * kernel frees one on uncharge or on a write of rdma.max, when its usage
+ * is 0 and every limit max) left that pool linked to the freed cgroup,
+ * and the device's later deletion (rdma link del: rdmacg_unregister_device,
+ * free_cg_rpool_locked) hit "list_del corruption" and a kernel BUG.
+ * Writing max first frees the pool while the cgroup is alive.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -101,12 +110,16 @@ int agent_cgroup_enter(struct agent *a, char *err, size_t errlen)
 
 void agent_cgroup_leave(struct agent *a)
 {
-	char path[600], err[200];
+	char path[600], err[300], limit[200];
 
 	if (!a->cgroup[0])
 		return;
 	snprintf(path, sizeof(path), "%s/cgroup.procs", a->cgroup_parent);
 	if (a->cgroup_parent[0] && write_file(path, "0", err, sizeof(err)))
+		fprintf(stderr, "qplab agent %s: %s\n", a->host, err);
+	snprintf(limit, sizeof(limit), "%s hca_handle=max hca_object=max", a->device);
+	snprintf(path, sizeof(path), "%s/rdma.max", a->cgroup);
+	if (write_file(path, limit, err, sizeof(err)))
 		fprintf(stderr, "qplab agent %s: %s\n", a->host, err);
 	if (rmdir(a->cgroup))
 		fprintf(stderr, "qplab agent %s: rmdir %s: %s\n", a->host, a->cgroup, strerror(errno));
