@@ -55,6 +55,8 @@ struct run_agent {
 				      remote host, pid is the local ssh's */
 	int proto;                 /* the protocol version of its ready line (0
 				      before it): requests go in that version */
+	int qp_per_ep;             /* QPs per endpoint, from its ready line (0:
+				      not said) */
 };
 
 /* One host of the topology, as `topo up` printed it. */
@@ -324,6 +326,15 @@ int run_connect_both(struct run_state *s, int si, const struct qplab_step *st, c
  * in a slot (an index into the list, or -1: no connect in that slot). */
 int run_both_slots(int n);
 int run_both_partner(int i, int slot, int n);
+/* The longest the runner waits for the reply to a datapath request whose
+ * deadline_ms (already scaled by QPLAB_TIME_MULTIPLIER) holds for each
+ * completion, on an endpoint of nqp QPs (its agent's ready line; 0 =
+ * not said: RUN_DEFAULT_QP_PER_EP): the check's worst case
+ * (qphs_data_check_max_wait_ms) plus RUN_REPLY_SLACK_MS for the round
+ * trip, at most QPLAB_MAX_DEADLINE_MS (run_dpwait.c). */
+#define RUN_REPLY_SLACK_MS 2000
+#define RUN_DEFAULT_QP_PER_EP 2
+long run_datapath_wait_ms(int deadline_ms, int nqp, int verb, bool read_only);
 /* Reports of every live agent into facts of step (-1 = final). */
 int run_collect(struct run_state *s, int step, int peer_of[QPLAB_MAX_HOSTS], char *err, size_t errlen);
 

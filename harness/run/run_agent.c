@@ -332,6 +332,9 @@ int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t err
 			ready_impl(ag, m.body, &r);
 			ag->proto = m.v;
 			jread_long(&r, m.body, "pid", 1, LONG_MAX, &ag->remote_pid);
+			ag->qp_per_ep = 0;
+			if (json_object_object_get_ex(m.body, "qp_per_ep", NULL))
+				jread_int(&r, m.body, "qp_per_ep", 1, QPHS_MAX_QPS, &ag->qp_per_ep);
 			rc = r.errors ? -1 : 0;
 		} else {
 			snprintf(ag->fatal_code, sizeof(ag->fatal_code), "%s", m.code);

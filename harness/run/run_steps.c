@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "qphs/error.h"
+#include "qphs/rdma.h"
 #include "cli/cli.h"
 #include "cli/jread.h"
 #include "run.h"
@@ -102,14 +103,21 @@ static void pair(int peer_of[QPLAB_MAX_HOSTS], int a, int b)
 }
 
 /* One request to host h, its reply as step facts of h. */
-static int act(struct run_state *s, int h, int id, char *line, int deadline, int step,
+/* wait: how long the reply may take (the request's deadline and the
+ * round trip). */
+static long reply_wait(int deadline_ms)
+{
+	return (long)deadline_ms + RUN_REPLY_SLACK_MS;
+}
+
+static int act(struct run_state *s, int h, int id, char *line, long wait, int step,
 	       const char *peer, char *err, size_t errlen)
 {
 	struct qplab_agent_msg m;
 	struct jread r = {.what = "agent reply", .err = err, .errlen = errlen};
 	const char *u;
 
-	if (run_agent_call(&s->ag[h], id, line, deadline + 2000, &m, err, errlen))
+	if (run_agent_call(&s->ag[h], id, line, (int)wait, &m, err, errlen))
 		return -1;
 	/* What the host cannot do at all (a Mooncake host's C API has no call
 	 * for it): the scenario does not apply to this placement. */
@@ -124,6 +132,15 @@ static int act(struct run_state *s, int h, int id, char *line, int deadline, int
 		return -1;
 	}
 	return into_facts(s, h, step, peer, &m, err, errlen);
+}
+
+/* `to` waits up to dl for its endpoint (overlapping the connect), then
+ * checks with deadline dl per completion. */
+static int peer_posts_wait(int dl, int nqp)
+{
+	long long w = (long long)dl + run_datapath_wait_ms(dl, nqp, QPHS_DATA_CHECK, false);
+
+	return w >= QPLAB_MAX_DEADLINE_MS ? (int)QPLAB_MAX_DEADLINE_MS : (int)w;
 }
 
 /* peer_posts: `to` is told first to post towards `from` as soon as its
@@ -145,8 +162,9 @@ static int connect_peer_posts(struct run_state *s, int si, const struct qplab_st
 		snprintf(err, errlen, "agent %s: cannot write its request", to->name);
 		return -1;
 	}
-	if (act(s, st->from, id, qplab_agent_req_connect(id, peer, -1, dl), dl, si, peer, err, errlen) ||
-	    run_agent_wait(to, tid, 2 * dl + 2000, &m, err, errlen))
+	if (act(s, st->from, id, qplab_agent_req_connect(id, peer, -1, dl), reply_wait(dl), si, peer, err,
+		errlen) ||
+	    run_agent_wait(to, tid, peer_posts_wait(dl, to->qp_per_ep), &m, err, errlen))
 		return -1;
 	return into_facts(s, st->to, si, path_of(s, st->from), &m, err, errlen);
 }
@@ -177,7 +195,7 @@ static int connect_step(struct run_state *s, int si, const struct qplab_step *st
 	}
 	if (st->peer_posts)
 		return connect_peer_posts(s, si, st, peer, id, dl, err, errlen);
-	return act(s, st->from, id, qplab_agent_req_connect(id, peer, -1, dl), dl, si, peer, err,
+	return act(s, st->from, id, qplab_agent_req_connect(id, peer, -1, dl), reply_wait(dl), si, peer, err,
 		   errlen);
 }
 
@@ -284,7 +302,7 @@ static int raw_frame_step(struct run_state *s, int si, const struct qplab_step *
 		     : qplab_agent_req_raw_frame_kind(id, NULL, st->frame_kind,
 						      st->from >= 0 ? path_of(s, st->to) : NULL, dl);
 
-	return act(s, h, id, line, dl, si, path_of(s, st->to), err, errlen);
+	return act(s, h, id, line, reply_wait(dl), si, path_of(s, st->to), err, errlen);
 }
 
 /* The pattern seed of datapath step si: this run's seed and the step,
@@ -306,7 +324,7 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 	case QPLAB_STEP_DISCONNECT:
 		id = s->ag[st->from].next_id++;
 		return act(s, st->from, id, qplab_agent_req_disconnect(id, path_of(s, st->to)),
-			   scaled(-1, DL_REPORT), si, path_of(s, st->to), err, errlen);
+			   reply_wait(scaled(-1, DL_REPORT)), si, path_of(s, st->to), err, errlen);
 	case QPLAB_STEP_DATAPATH: {
 		int dl = scaled(st->deadline_ms, DL_DATAPATH);
 
@@ -315,7 +333,7 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 			   qplab_agent_req_datapath(id, path_of(s, st->to), st->bytes > 0 ? st->bytes : 4096, dl,
 						    st->read_only, st->rkey_mode, st->verb,
 						    step_seed(s, si)),
-			   dl, si, path_of(s, st->to), err, errlen);
+			   run_datapath_wait_ms(dl, s->ag[st->from].qp_per_ep, st->verb, st->read_only), si, path_of(s, st->to), err, errlen);
 	}
 	case QPLAB_STEP_WAIT:
 		return wait_step(s, si, st, err, errlen);
@@ -328,12 +346,12 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 		id = s->ag[st->host].next_id++;
 		return act(s, st->host, id,
 			   qplab_agent_req_verify(id, w->bytes > 0 ? w->bytes : 4096, step_seed(s, st->of)),
-			   scaled(-1, DL_REPORT), si, NULL, err, errlen);
+			   reply_wait(scaled(-1, DL_REPORT)), si, NULL, err, errlen);
 	}
 	case QPLAB_STEP_REGION:
 		id = s->ag[st->host].next_id++;
 		return act(s, st->host, id, qplab_agent_req_region(id, st->access),
-			   scaled(-1, DL_REPORT), si, NULL, err, errlen);
+			   reply_wait(scaled(-1, DL_REPORT)), si, NULL, err, errlen);
 	case QPLAB_STEP_KILL_AGENT:
 	case QPLAB_STEP_START_AGENT:
 	case QPLAB_STEP_RESTART_AGENT:

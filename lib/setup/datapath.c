@@ -275,7 +275,7 @@ static void flush_outstanding(struct check *c)
 	double ms;
 
 	qphs__qp_to_err(c->ep->ctx, &c->ep->qp[c->qi]);
-	wait_wc(c, c->posted, 1000, status, sizeof(status), &ms);
+	wait_wc(c, c->posted, QPHS_DATA_FLUSH_WAIT_MS, status, sizeof(status), &ms);
 	qphs__ep_set_err(c->ep, QPHS_ERR_COMPLETION_TIMEOUT,
 			 "data-path check: no completion; QP %u moved to ERR",
 			 c->ep->qp[c->qi].qp->qp_num);
@@ -381,6 +381,18 @@ static int run(struct check *c)
 	free(server);
 	free(dev);
 	return rc;
+}
+
+long long qphs_data_check_max_wait_ms(const struct qphs_data_opts *o, int nqp)
+{
+	long long per = o->timeout_ms > 0 ? o->timeout_ms : 1;
+	int waits = o->read_only ? 1 : QPHS_DATA_CHECK_WAITS_PER_QP;
+
+	if (nqp < 1 || nqp > QPHS_EP_MAX_QPS)
+		nqp = QPHS_EP_MAX_QPS;
+	if (o->verb != QPHS_DATA_CHECK)
+		waits = nqp = 1;
+	return per * waits * nqp + QPHS_DATA_FLUSH_WAIT_MS;
 }
 
 int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep, const struct qphs_data_opts *o,
