@@ -393,6 +393,19 @@ int run_agent_wait(struct run_agent *ag, int id, int deadline_ms, struct qplab_a
 	}
 }
 
+int run_agent_wait_any(struct run_agent *ag, int deadline_ms, struct qplab_agent_msg *m, char *err,
+		       size_t errlen)
+{
+	char *line = read_line(ag, run_now_ms() + deadline_ms, err, errlen);
+	int rc;
+
+	if (!line)
+		return -1;
+	rc = qplab_agent_parse_line(line, strlen(line), m, err, errlen);
+	free(line);
+	return rc ? -1 : 0;
+}
+
 int run_agent_call(struct run_agent *ag, int id, char *line, int deadline_ms,
 		   struct qplab_agent_msg *m, char *err, size_t errlen)
 {

@@ -318,6 +318,9 @@ struct qplab_step {
 	bool read_only;              /* datapath: READ only, never write the peer */
 	int rkey_mode;               /* datapath: enum qphs_rkey_mode (labwords.h) */
 	int verb;                    /* datapath: enum qphs_data_verb */
+	bool on_posted;              /* datapath: "on_posted" given (the agent says when it posted) */
+	int posted_kill;             /* datapath on_posted: kill this host's agent (-1: none) */
+	int posted_netem_off;        /* datapath on_posted: remove this host's netem (-1: none) */
 	int access;                  /* region: QPHS_ACCESS_* bits */
 	int of;                      /* verify: index of the datapath "write" step */
 	struct qplab_assert until;   /* wait */
