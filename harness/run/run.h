@@ -64,6 +64,8 @@ struct run_host {
 	char addr4[64];            /* "" when the host has no IPv4 (addresses) */
 	char addr6[64];            /* "" when it has no global IPv6 */
 	char rxe[64];
+	char rxe2[64];             /* its second device (topo up --second), else "" */
+	char addr4_2[64];          /* that device's netdev's IPv4 address, else "" */
 	char ifname[64];
 	char unowned4[64];         /* the lab's unowned address (advertise gid "unowned") */
 	char netns[64];            /* "" = the runner's own namespace (shared mode) */

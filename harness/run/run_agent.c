@@ -104,7 +104,8 @@ static char **build_argv(const char *argv[16], char *bufs[2], const struct qplab
 	argv[n++] = "--host";
 	argv[n++] = ph->name;
 	argv[n++] = "--device";
-	argv[n++] = h->rxe;
+	/* "device": "second": the rxe of its second netdev (topo up --second). */
+	argv[n++] = ph->second_device ? h->rxe2 : h->rxe;
 	bufs[0] = malloc(128);
 	/* No IPv4 (addresses): its ULA; no address at all: its own loopback. */
 	if (bufs[0] && (h->addr4[0] || !h->addr6[0]))

@@ -135,6 +135,8 @@ struct qplab_host {
 	int mtu;                   /* netdev MTU; -1 = the link's or 1500 */
 	bool ipv6;                 /* handshake and GIDs over IPv6 */
 	char addresses[12];        /* "" (= "default"), "ipv6_only" or "none" */
+	bool second_device;        /* "device": "second": a second netdev on a
+				    * subnet of its own, and the agent opens its rxe */
 	char impl[20];             /* a qplab_impls name; "qplab" by default */
 	char impl_from[8];         /* "" = the file's; "run" = set by qplab run
 				    * (--placements, --impl) */

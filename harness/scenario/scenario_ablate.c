@@ -240,6 +240,10 @@ static int plan_fault(const struct qplab_plan *p, char *why, size_t len)
 			snprintf(why, len, "host %s has no address", hs->name);
 			return hs->line;
 		}
+		if (hs->second_device) {
+			snprintf(why, len, "host %s opens its second device", hs->name);
+			return hs->line;
+		}
 	}
 	for (size_t l = 0; l < p->nlinks; l++)
 		if (p->links[l].netem.set) {
