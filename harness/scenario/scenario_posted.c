@@ -6,17 +6,6 @@
 
 #include "scenario_int.h"
 
-static int posted_host(struct sc_ctx *ctx, json_object *o, const char *path, const char *key)
-{
-	const char *s;
-	char sub[SC_PATH_MAX];
-
-	if (!qplab__sc_str(ctx, o, path, key, false, &s))
-		return -1;
-	qplab__sc_join(sub, sizeof(sub), path, key);
-	return qplab__sc_host(ctx, qplab__sc_line(ctx, sub), s);
-}
-
 void qplab__sc_on_posted(struct sc_ctx *ctx, json_object *o, const char *path,
 			 struct qplab_step *st)
 {
@@ -32,8 +21,8 @@ void qplab__sc_on_posted(struct sc_ctx *ctx, json_object *o, const char *path,
 	 * the agent for its posted line. */
 	st->on_posted = true;
 	qplab__sc_only_keys(ctx, v, sub, "on_posted", keys);
-	st->posted_kill = posted_host(ctx, v, sub, "kill_agent");
-	st->posted_netem_off = posted_host(ctx, v, sub, "netem_off");
+	st->posted_kill = qplab__sc_host_key(ctx, v, sub, "kill_agent", false);
+	st->posted_netem_off = qplab__sc_host_key(ctx, v, sub, "netem_off", false);
 	if (st->posted_kill >= 0 && st->posted_kill == st->from)
 		qplab__sc_err(ctx, qplab__sc_line(ctx, sub),
 			      "on_posted kills the host that waits for the completion (\"from\")");

@@ -49,15 +49,21 @@ const char *qplab_step_kind_name(enum qplab_step_kind kind)
 	return kind < QPLAB_STEP_KIND_COUNT ? kinds[kind].word : "?";
 }
 
-static int host_key(struct sc_ctx *ctx, json_object *o, const char *path, const char *key)
+int qplab__sc_host_key(struct sc_ctx *ctx, json_object *o, const char *path, const char *key,
+		       bool required)
 {
 	const char *s;
 	char sub[SC_PATH_MAX];
 
-	if (!qplab__sc_str(ctx, o, path, key, true, &s))
+	if (!qplab__sc_str(ctx, o, path, key, required, &s))
 		return -1;
 	qplab__sc_join(sub, sizeof(sub), path, key);
 	return qplab__sc_host(ctx, qplab__sc_line(ctx, sub), s);
+}
+
+static int host_key(struct sc_ctx *ctx, json_object *o, const char *path, const char *key)
+{
+	return qplab__sc_host_key(ctx, o, path, key, true);
 }
 
 /* Hex digits, spaces allowed between bytes ("08 00 00 00 ..."). */
