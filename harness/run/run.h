@@ -66,6 +66,8 @@ struct run_host {
 	char addr4[64];            /* "" when the host has no IPv4 (addresses) */
 	char addr6[64];            /* "" when it has no global IPv6 */
 	char rxe[64];
+	char rxe2[64];             /* its second device (topo up --second), else "" */
+	char addr4_2[64];          /* that device's netdev's IPv4 address, else "" */
 	char ifname[64];
 	char unowned4[64];         /* the lab's unowned address (advertise gid "unowned") */
 	char netns[64];            /* "" = the runner's own namespace (shared mode) */
@@ -171,6 +173,10 @@ int run_agent_call(struct run_agent *ag, int id, char *line, int deadline_ms,
 int run_agent_send(struct run_agent *ag, char *line);
 int run_agent_wait(struct run_agent *ag, int id, int deadline_ms, struct qplab_agent_msg *m,
 		   char *err, size_t errlen);
+/* The next line the agent writes, whatever it is (a posted line
+ * included): 0 with *m filled, or -1 (err). */
+int run_agent_wait_any(struct run_agent *ag, int deadline_ms, struct qplab_agent_msg *m, char *err,
+		       size_t errlen);
 /* exit, then SIGTERM, then SIGKILL: each bounded.  Safe on a stopped agent. */
 void run_agent_stop(struct run_agent *ag, int deadline_ms);
 void run_agent_kill(struct run_agent *ag);
@@ -303,6 +309,11 @@ struct run_state {
 	char skip[400];
 };
 
+/* A datapath step with on_posted (run_posted.c): sends line (owned) with
+ * notify_posted, runs the step's on_posted actions when the agent has
+ * posted, and waits up to wait_ms for the reply to id into *m.  0, or -1 (err). */
+int run_datapath_posted(struct run_state *s, const struct qplab_step *st, int id, char *line,
+			int wait_ms, struct qplab_agent_msg *m, char *err, size_t errlen);
 /* The adapter that runs a Mooncake host (QPLAB_MOONCAKE_AGENT, which
  * cmd_run sets from --mooncake-agent or its default). */
 const char *run_mooncake_agent(void);

@@ -326,14 +326,19 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 		return act(s, st->from, id, qplab_agent_req_disconnect(id, path_of(s, st->to)),
 			   reply_wait(scaled(-1, DL_REPORT)), si, path_of(s, st->to), err, errlen);
 	case QPLAB_STEP_DATAPATH: {
-		int dl = scaled(st->deadline_ms, DL_DATAPATH);
+		int dl = scaled(st->deadline_ms, DL_DATAPATH), wait;
+		struct qplab_agent_msg m;
+		char *line;
 
 		id = s->ag[st->from].next_id++;
-		return act(s, st->from, id,
-			   qplab_agent_req_datapath(id, path_of(s, st->to), st->bytes > 0 ? st->bytes : 4096, dl,
-						    st->read_only, st->rkey_mode, st->verb,
-						    step_seed(s, si)),
-			   run_datapath_wait_ms(dl, s->ag[st->from].qp_per_ep, st->verb, st->read_only), si, path_of(s, st->to), err, errlen);
+		line = qplab_agent_req_datapath(id, path_of(s, st->to), st->bytes > 0 ? st->bytes : 4096, dl,
+						st->read_only, st->rkey_mode, st->verb, step_seed(s, si));
+		wait = run_datapath_wait_ms(dl, s->ag[st->from].qp_per_ep, st->verb, st->read_only);
+		if (!st->on_posted)
+			return act(s, st->from, id, line, wait, si, path_of(s, st->to), err, errlen);
+		if (run_datapath_posted(s, st, id, line, wait, &m, err, errlen))
+			return -1;
+		return into_facts(s, st->from, si, path_of(s, st->to), &m, err, errlen);
 	}
 	case QPLAB_STEP_WAIT:
 		return wait_step(s, si, st, err, errlen);

@@ -12,7 +12,7 @@
 /* Which keys each kind takes besides do, name and deadline_ms. */
 static const struct {
 	const char *word;
-	const char *keys[6];
+	const char *keys[7];
 } kinds[QPLAB_STEP_KIND_COUNT] = {
 	[QPLAB_STEP_CONNECT] = {"connect", {"from", "to", "to_address", "to_device", "peer_posts"}},
 	[QPLAB_STEP_CONNECT_BOTH] = {"connect_both", {"hosts", "rounds", "barrier_ms"}},
@@ -29,7 +29,7 @@ static const struct {
 	[QPLAB_STEP_START_AGENT] = {"start_agent", {"host"}},
 	[QPLAB_STEP_RESTART_AGENT] = {"restart_agent", {"host", "down_ms"}},
 	[QPLAB_STEP_RAW_FRAME] = {"raw_frame", {"to", "hex", "kind", "from"}},
-	[QPLAB_STEP_DATAPATH] = {"datapath", {"from", "to", "bytes", "read_only", "rkey", "verb"}},
+	[QPLAB_STEP_DATAPATH] = {"datapath", {"from", "to", "bytes", "read_only", "rkey", "verb", "on_posted"}},
 	[QPLAB_STEP_WAIT] = {"wait", {"host", "until"}},
 	[QPLAB_STEP_SNAPSHOT] = {"snapshot", {NULL}},
 	[QPLAB_STEP_REGION] = {"region", {"host", "access"}},
@@ -49,15 +49,21 @@ const char *qplab_step_kind_name(enum qplab_step_kind kind)
 	return kind < QPLAB_STEP_KIND_COUNT ? kinds[kind].word : "?";
 }
 
-static int host_key(struct sc_ctx *ctx, json_object *o, const char *path, const char *key)
+int qplab__sc_host_key(struct sc_ctx *ctx, json_object *o, const char *path, const char *key,
+		       bool required)
 {
 	const char *s;
 	char sub[SC_PATH_MAX];
 
-	if (!qplab__sc_str(ctx, o, path, key, true, &s))
+	if (!qplab__sc_str(ctx, o, path, key, required, &s))
 		return -1;
 	qplab__sc_join(sub, sizeof(sub), path, key);
 	return qplab__sc_host(ctx, qplab__sc_line(ctx, sub), s);
+}
+
+static int host_key(struct sc_ctx *ctx, json_object *o, const char *path, const char *key)
+{
+	return qplab__sc_host_key(ctx, o, path, key, true);
 }
 
 /* Hex digits, spaces allowed between bytes ("08 00 00 00 ..."). */
@@ -321,6 +327,8 @@ static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, str
 		if (qplab__sc_bool(ctx, o, path, "read_only", &b))
 			st->read_only = b;
 		parse_datapath_words(ctx, o, path, st);
+		if (st->kind == QPLAB_STEP_DATAPATH)
+			qplab__sc_on_posted(ctx, o, path, st);
 		break;
 	case QPLAB_STEP_REGION:
 		st->host = host_key(ctx, o, path, "host");
@@ -354,12 +362,13 @@ static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, str
 
 static void parse_step(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_step *st)
 {
-	const char *word, *allowed[10] = {"do", "name", "deadline_ms"};
+	const char *word, *allowed[11] = {"do", "name", "deadline_ms"};
 	size_t k;
 	long v;
 
 	st->line = qplab__sc_line(ctx, path);
 	st->host = st->from = st->to = st->peer = -1;
+	st->posted_kill = st->posted_netem_off = -1;
 	for (int i = 0; i < QPLAB_MAX_HOSTS; i++)
 		st->hosts[i] = -1;
 	st->deadline_ms = st->mtu = -1;
@@ -375,7 +384,7 @@ static void parse_step(struct sc_ctx *ctx, json_object *o, const char *path, str
 		return;
 	}
 	st->kind = (enum qplab_step_kind)k;
-	for (size_t i = 0; i < 6 && kinds[k].keys[i]; i++)
+	for (size_t i = 0; i < 7 && kinds[k].keys[i]; i++)
 		allowed[3 + i] = kinds[k].keys[i];
 	qplab__sc_only_keys(ctx, o, path, kinds[k].word, allowed);
 	if (qplab__sc_str(ctx, o, path, "name", false, &word)) {

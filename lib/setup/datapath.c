@@ -41,6 +41,7 @@ struct check {
 	uint64_t posted;  /* wr_id of the last WR posted */
 	int qi;           /* the QP posted on (index into ep->qp) */
 	int have_orig;    /* buf[BUF_ORIG] holds the peer's bytes */
+	int told_posted;  /* o->on_posted was called */
 	double write_ms, read_ms; /* qi's last WRITE (or SEND) and READ */
 };
 
@@ -113,6 +114,10 @@ static int op(struct check *c, enum ibv_wr_opcode opcode, int which)
 		snprintf(c->res->text, sizeof(c->res->text), "ibv_post_send(%s): %s", name,
 			 strerror(rc));
 		return QPHS_ERR_COMPLETION;
+	}
+	if (c->o->on_posted && !c->told_posted) {
+		c->told_posted = 1;
+		c->o->on_posted(c->o->on_posted_arg);
 	}
 	if ((rc = wait_wc(c, c->posted, c->o->timeout_ms, status, slen, ms)))
 		snprintf(c->res->text, sizeof(c->res->text), "RDMA %s: %s", name, status);

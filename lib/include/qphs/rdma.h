@@ -333,6 +333,12 @@ struct qphs_data_opts {
 	int rkey_mode;          /* enum qphs_rkey_mode; 0 = the descriptor's */
 	int verb;               /* enum qphs_data_verb; 0 = the check */
 	uint64_t seed;          /* QPHS_DATA_WRITE: the pattern's seed */
+	/* Called once, right after the first WR of the call was posted and
+	 * before its completion is waited for (NULL: not called): a caller
+	 * that must act while that WR is outstanding (a lab that kills the
+	 * peer mid-transfer).  Runs on the calling thread. */
+	void (*on_posted)(void *arg);
+	void *on_posted_arg;
 };
 /* What one QP of the check did: ok, failed (ran and not ok), or not run
  * (ran 0: an earlier QP failed). */
