@@ -100,6 +100,10 @@ void agent_fanin_free(struct agent *a);
 void agent_track_qpsets(struct agent *a);
 void agent_track_endpoint(struct agent *a, const struct qphs_endpoint_info *in);
 
+/* on_posted of a datapath with "notify_posted": writes the `posted`
+ * line for the request id (a json_object *) at once (agent_posted.c). */
+void agent_posted_notice(void *id);
+
 /* The `report` reply (agent_report.c). */
 json_object *agent_report(struct agent *a, json_object *id);
 

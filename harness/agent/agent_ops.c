@@ -214,7 +214,7 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 	int64_t seed = 0;
 	int64_t bytes = 4096;
 	int deadline = 10000, wait_connected = 0, count = 0;
-	bool read_only = false;
+	bool read_only = false, notify_posted = false;
 	struct qphs_data_opts opts;
 	struct qphs_data_result res;
 	struct qphs_endpoint *ep;
@@ -230,6 +230,7 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 	jread_str(&r, req, "verb", &verb);
 	jread_int64(&r, req, "seed", 0, INT64_MAX, &seed);
 	jread_int(&r, req, "wait_connected_ms", 0, INT_MAX, &wait_connected);
+	jread_bool(&r, req, "notify_posted", &notify_posted);
 	jread_int(&r, req, "count", 1, QPHS_BURST_MAX, &count);
 	if (!r.errors && ((mode = rkey ? qplab_word_index(qplab_rkey_words, rkey) : 0) < 0 ||
 			  (vb = verb ? qplab_word_index(qplab_verb_words, verb) : 0) < 0))
@@ -253,7 +254,9 @@ static json_object *op_datapath(struct agent *a, json_object *id, json_object *r
 	} else {
 		opts = (struct qphs_data_opts){.bytes = (size_t)bytes, .timeout_ms = deadline,
 					       .read_only = read_only, .rkey_mode = mode, .verb = vb,
-					       .seed = (uint64_t)seed, .count = count};
+					       .seed = (uint64_t)seed, .count = count,
+					       .on_posted = notify_posted ? agent_posted_notice : NULL,
+					       .on_posted_arg = id};
 		rc = qphs_endpoint_check_data_opts(ep, &opts, &res);
 		/* Nothing posted (endpoint not connected) is "not_run", not a failure. */
 		posted = strcmp(res.write_status, "not posted") || strcmp(res.read_status, "not posted");

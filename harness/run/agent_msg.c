@@ -297,26 +297,38 @@ char *qplab_agent_req_exit(int id)
 	return line(id, "exit", NULL);
 }
 
-char *qplab_agent_req_for_version(char *line, int v)
+/* line with key set to val (a new reference, taken); NULL when line is
+ * not a JSON object.  line is freed. */
+static char *with_key(char *line, const char *key, json_object *val)
 {
-	json_object *o;
+	json_object *o = json_tokener_parse(line);
 	const char *text;
 	char *out = NULL;
 
-	if (!line || !v || v == QPLAB_AGENT_PROTO_VERSION)
-		return line;
-	o = json_tokener_parse(line);
 	free(line);
 	if (!o || !json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
+		json_object_put(val);
 		return NULL;
 	}
-	json_object_object_add(o, "v", json_object_new_int(v));
+	json_object_object_add(o, key, val);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (text && (out = malloc(strlen(text) + 2)))
 		sprintf(out, "%s\n", text);
 	json_object_put(o);
 	return out;
+}
+
+char *qplab_agent_req_for_version(char *line, int v)
+{
+	if (!line || !v || v == QPLAB_AGENT_PROTO_VERSION)
+		return line;
+	return with_key(line, "v", json_object_new_int(v));
+}
+
+char *qplab_agent_req_notify_posted(char *line)
+{
+	return line ? with_key(line, "notify_posted", json_object_new_boolean(1)) : NULL;
 }
 
 /* The fields every reply (and a fatal line) carries, through the
@@ -370,11 +382,26 @@ int qplab_agent_parse_line(const char *text, size_t len, struct qplab_agent_msg 
 		m->type = QPLAB_AGENT_FATAL;
 	else if (!strcmp(type, "reply"))
 		m->type = QPLAB_AGENT_REPLY;
+	else if (!strcmp(type, "posted"))
+		m->type = QPLAB_AGENT_POSTED;
 	else {
 		qplab_agent_msg_free(m);
 		if (!r.errors)
 			jread_fail(&r, "type", "unknown \"type\"");
 		return QPHS_ERR_INVALID_ARGUMENT;
+	}
+	if (m->type == QPLAB_AGENT_POSTED) {
+		int64_t id;
+
+		if (jread_int64(&r, m->body, "id", 0, INT64_MAX, &id) != JREAD_OK) {
+			qplab_agent_msg_free(m);
+			if (!r.errors)
+				jread_missing(&r, "id");
+			return QPHS_ERR_INVALID_ARGUMENT;
+		}
+		m->id = id;
+		jread_str(&r, m->body, "op", &m->op);
+		return 0;
 	}
 	if (m->type != QPLAB_AGENT_READY && (rc = parse_status(&r, m)) < 0) {
 		qplab_agent_msg_free(m);

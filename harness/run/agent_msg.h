@@ -71,6 +71,10 @@ char *qplab_agent_req_raw_frame(int id, const char *address, const uint8_t *byte
 char *qplab_agent_req_raw_frame_kind(int id, const char *address, const char *kind,
 				     const char *peer, int deadline_ms);
 char *qplab_agent_req_exit(int id);
+/* line (a datapath request) with "notify_posted": true, so the agent
+ * writes a `posted` line for it once its first WR is posted.  NULL when
+ * line is not a JSON object (line is freed either way). */
+char *qplab_agent_req_notify_posted(char *line);
 /* A request line for an agent that speaks version v (its ready line's):
  * takes line (one of the above) and returns it with "v" set to v, or line
  * itself when v is ours or 0 (not known).  The requests are the same in
@@ -82,6 +86,7 @@ enum qplab_agent_msg_type {
 	QPLAB_AGENT_READY,
 	QPLAB_AGENT_FATAL,
 	QPLAB_AGENT_REPLY,
+	QPLAB_AGENT_POSTED,    /* a datapath's first WR is outstanding (notify_posted) */
 };
 
 /* One line from an agent, decoded.  body is owned (json_object_put via

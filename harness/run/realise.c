@@ -78,6 +78,14 @@ const char *qplab_plan_skip_reason(const struct qplab_plan *p, const char *const
 		}
 		/* Shared mode routes each pair by IPv4 source: a host without
 		 * IPv4 needs namespaces of its own (netns/topo --addrs). */
+		/* One routing table for all hosts would route the second subnet
+		 * for everyone (netns/topo --second). */
+		if (p->hosts[h].second_device && !has(caps, "rxe_netns")) {
+			snprintf(buf, len, "host %s: device \"second\" needs the netns topology (shared mode "
+				 "routes every host with one table: its second subnet would be everyone's)",
+				 p->hosts[h].name);
+			return buf;
+		}
 		if (p->hosts[h].addresses[0] && !has(caps, "rxe_netns")) {
 			snprintf(buf, len, "host %s: addresses \"%s\" needs the netns topology", p->hosts[h].name,
 				 p->hosts[h].addresses);
@@ -156,6 +164,12 @@ int qplab_topo_up_args(const struct qplab_plan *p, const char *id, const char *m
 		argv[n++] = "--addrs";
 		if (!(argv[n++] = keep(buf, len, &used, "%s", 0, w)))
 			return -1;
+	}
+	for (size_t h = 0; h < p->nhosts; h++) {
+		if (!p->hosts[h].second_device)
+			continue;
+		argv[n++] = "--second";
+		argv[n++] = p->hosts[h].name;
 	}
 	if (ipv6)
 		argv[n++] = "--ipv6";

@@ -55,6 +55,8 @@ struct run_agent {
 				      remote host, pid is the local ssh's */
 	int proto;                 /* the protocol version of its ready line (0
 				      before it): requests go in that version */
+	int qp_per_ep;             /* QPs per endpoint, from its ready line (0:
+				      not said) */
 };
 
 /* One host of the topology, as `topo up` printed it. */
@@ -64,6 +66,8 @@ struct run_host {
 	char addr4[64];            /* "" when the host has no IPv4 (addresses) */
 	char addr6[64];            /* "" when it has no global IPv6 */
 	char rxe[64];
+	char rxe2[64];             /* its second device (topo up --second), else "" */
+	char addr4_2[64];          /* that device's netdev's IPv4 address, else "" */
 	char ifname[64];
 	char unowned4[64];         /* the lab's unowned address (advertise gid "unowned") */
 	char netns[64];            /* "" = the runner's own namespace (shared mode) */
@@ -169,6 +173,10 @@ int run_agent_call(struct run_agent *ag, int id, char *line, int deadline_ms,
 int run_agent_send(struct run_agent *ag, char *line);
 int run_agent_wait(struct run_agent *ag, int id, int deadline_ms, struct qplab_agent_msg *m,
 		   char *err, size_t errlen);
+/* The next line the agent writes, whatever it is (a posted line
+ * included): 0 with *m filled, or -1 (err). */
+int run_agent_wait_any(struct run_agent *ag, int deadline_ms, struct qplab_agent_msg *m, char *err,
+		       size_t errlen);
 /* exit, then SIGTERM, then SIGKILL: each bounded.  Safe on a stopped agent. */
 void run_agent_stop(struct run_agent *ag, int deadline_ms);
 void run_agent_kill(struct run_agent *ag);
@@ -301,6 +309,11 @@ struct run_state {
 	char skip[400];
 };
 
+/* A datapath step with on_posted (run_posted.c): sends line (owned) with
+ * notify_posted, runs the step's on_posted actions when the agent has
+ * posted, and waits up to wait_ms for the reply to id into *m.  0, or -1 (err). */
+int run_datapath_posted(struct run_state *s, const struct qplab_step *st, int id, char *line,
+			int wait_ms, struct qplab_agent_msg *m, char *err, size_t errlen);
 /* The adapter that runs a Mooncake host (QPLAB_MOONCAKE_AGENT, which
  * cmd_run sets from --mooncake-agent or its default). */
 const char *run_mooncake_agent(void);
@@ -324,6 +337,15 @@ int run_connect_both(struct run_state *s, int si, const struct qplab_step *st, c
  * in a slot (an index into the list, or -1: no connect in that slot). */
 int run_both_slots(int n);
 int run_both_partner(int i, int slot, int n);
+/* The longest the runner waits for the reply to a datapath request whose
+ * deadline_ms (already scaled by QPLAB_TIME_MULTIPLIER) holds for each
+ * completion, on an endpoint of nqp QPs (its agent's ready line; 0 =
+ * not said: RUN_DEFAULT_QP_PER_EP): the check's worst case
+ * (qphs_data_check_max_wait_ms) plus RUN_REPLY_SLACK_MS for the round
+ * trip, at most QPLAB_MAX_DEADLINE_MS (run_dpwait.c). */
+#define RUN_REPLY_SLACK_MS 2000
+#define RUN_DEFAULT_QP_PER_EP 2
+long run_datapath_wait_ms(int deadline_ms, int nqp, int verb, bool read_only);
 /* Reports of every live agent into facts of step (-1 = final). */
 int run_collect(struct run_state *s, int step, int peer_of[QPLAB_MAX_HOSTS], char *err, size_t errlen);
 

@@ -104,7 +104,8 @@ static char **build_argv(const char *argv[16], char *bufs[2], const struct qplab
 	argv[n++] = "--host";
 	argv[n++] = ph->name;
 	argv[n++] = "--device";
-	argv[n++] = h->rxe;
+	/* "device": "second": the rxe of its second netdev (topo up --second). */
+	argv[n++] = ph->second_device ? h->rxe2 : h->rxe;
 	bufs[0] = malloc(128);
 	/* No IPv4 (addresses): its ULA; no address at all: its own loopback. */
 	if (bufs[0] && (h->addr4[0] || !h->addr6[0]))
@@ -332,6 +333,9 @@ int run_agent_ready(struct run_agent *ag, double deadline, char *err, size_t err
 			ready_impl(ag, m.body, &r);
 			ag->proto = m.v;
 			jread_long(&r, m.body, "pid", 1, LONG_MAX, &ag->remote_pid);
+			ag->qp_per_ep = 0;
+			if (json_object_object_get_ex(m.body, "qp_per_ep", NULL))
+				jread_int(&r, m.body, "qp_per_ep", 1, QPHS_MAX_QPS, &ag->qp_per_ep);
 			rc = r.errors ? -1 : 0;
 		} else {
 			snprintf(ag->fatal_code, sizeof(ag->fatal_code), "%s", m.code);
@@ -391,6 +395,19 @@ int run_agent_wait(struct run_agent *ag, int id, int deadline_ms, struct qplab_a
 			return 0;
 		qplab_agent_msg_free(m);
 	}
+}
+
+int run_agent_wait_any(struct run_agent *ag, int deadline_ms, struct qplab_agent_msg *m, char *err,
+		       size_t errlen)
+{
+	char *line = read_line(ag, run_now_ms() + deadline_ms, err, errlen);
+	int rc;
+
+	if (!line)
+		return -1;
+	rc = qplab_agent_parse_line(line, strlen(line), m, err, errlen);
+	free(line);
+	return rc ? -1 : 0;
 }
 
 int run_agent_call(struct run_agent *ag, int id, char *line, int deadline_ms,

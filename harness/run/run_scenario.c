@@ -190,7 +190,11 @@ static void teardown(struct run_ctx *c, struct run_state *s, bool keep_topo, boo
 
 		run_agent_stop(&s->ag[h], (int)qplab_scaled_ms(3000, run_mult()));
 		agents += pid > 0 && kill(pid, 0) == 0;
-		rxe[h] = s->hostmap[h] >= 0 ? s->t->hosts[s->hostmap[h]].rxe : "";
+		rxe[h] = "";
+		/* The device the host's agent opened ("device": "second"). */
+		if (s->hostmap[h] >= 0)
+			rxe[h] = s->p->hosts[h].second_device ? s->t->hosts[s->hostmap[h]].rxe2
+							      : s->t->hosts[s->hostmap[h]].rxe;
 		pids[h] = s->ag[h].remote_pid;
 	}
 	/* On real machines other users' QPs are no leftovers: only the

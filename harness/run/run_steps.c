@@ -104,14 +104,21 @@ static void pair(int peer_of[QPLAB_MAX_HOSTS], int a, int b)
 }
 
 /* One request to host h, its reply as step facts of h. */
-static int act(struct run_state *s, int h, int id, char *line, int deadline, int step,
+/* wait: how long the reply may take (the request's deadline and the
+ * round trip). */
+static long reply_wait(int deadline_ms)
+{
+	return (long)deadline_ms + RUN_REPLY_SLACK_MS;
+}
+
+static int act(struct run_state *s, int h, int id, char *line, long wait, int step,
 	       const char *peer, char *err, size_t errlen)
 {
 	struct qplab_agent_msg m;
 	struct jread r = {.what = "agent reply", .err = err, .errlen = errlen};
 	const char *u;
 
-	if (run_agent_call(&s->ag[h], id, line, deadline + 2000, &m, err, errlen))
+	if (run_agent_call(&s->ag[h], id, line, (int)wait, &m, err, errlen))
 		return -1;
 	/* What the host cannot do at all (a Mooncake host's C API has no call
 	 * for it): the scenario does not apply to this placement. */
@@ -126,6 +133,15 @@ static int act(struct run_state *s, int h, int id, char *line, int deadline, int
 		return -1;
 	}
 	return into_facts(s, h, step, peer, &m, err, errlen);
+}
+
+/* `to` waits up to dl for its endpoint (overlapping the connect), then
+ * checks with deadline dl per completion. */
+static int peer_posts_wait(int dl, int nqp)
+{
+	long long w = (long long)dl + run_datapath_wait_ms(dl, nqp, QPHS_DATA_CHECK, false);
+
+	return w >= QPLAB_MAX_DEADLINE_MS ? (int)QPLAB_MAX_DEADLINE_MS : (int)w;
 }
 
 /* peer_posts: `to` is told first to post towards `from` as soon as its
@@ -147,8 +163,9 @@ static int connect_peer_posts(struct run_state *s, int si, const struct qplab_st
 		snprintf(err, errlen, "agent %s: cannot write its request", to->name);
 		return -1;
 	}
-	if (act(s, st->from, id, qplab_agent_req_connect(id, peer, -1, dl), dl, si, peer, err, errlen) ||
-	    run_agent_wait(to, tid, 2 * dl + 2000, &m, err, errlen))
+	if (act(s, st->from, id, qplab_agent_req_connect(id, peer, -1, dl), reply_wait(dl), si, peer, err,
+		errlen) ||
+	    run_agent_wait(to, tid, peer_posts_wait(dl, to->qp_per_ep), &m, err, errlen))
 		return -1;
 	return into_facts(s, st->to, si, path_of(s, st->from), &m, err, errlen);
 }
@@ -179,7 +196,7 @@ static int connect_step(struct run_state *s, int si, const struct qplab_step *st
 	}
 	if (st->peer_posts)
 		return connect_peer_posts(s, si, st, peer, id, dl, err, errlen);
-	return act(s, st->from, id, qplab_agent_req_connect(id, peer, -1, dl), dl, si, peer, err,
+	return act(s, st->from, id, qplab_agent_req_connect(id, peer, -1, dl), reply_wait(dl), si, peer, err,
 		   errlen);
 }
 
@@ -286,7 +303,7 @@ static int raw_frame_step(struct run_state *s, int si, const struct qplab_step *
 		     : qplab_agent_req_raw_frame_kind(id, NULL, st->frame_kind,
 						      st->from >= 0 ? path_of(s, st->to) : NULL, dl);
 
-	return act(s, h, id, line, dl, si, path_of(s, st->to), err, errlen);
+	return act(s, h, id, line, reply_wait(dl), si, path_of(s, st->to), err, errlen);
 }
 
 /* The pattern seed of datapath step si: this run's seed and the step,
@@ -353,9 +370,11 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 	case QPLAB_STEP_DISCONNECT:
 		id = s->ag[st->from].next_id++;
 		return act(s, st->from, id, qplab_agent_req_disconnect(id, path_of(s, st->to)),
-			   scaled(-1, DL_REPORT), si, path_of(s, st->to), err, errlen);
+			   reply_wait(scaled(-1, DL_REPORT)), si, path_of(s, st->to), err, errlen);
 	case QPLAB_STEP_DATAPATH: {
-		int dl = scaled(st->deadline_ms, DL_DATAPATH);
+		int dl = scaled(st->deadline_ms, DL_DATAPATH), wait;
+		struct qplab_agent_msg m;
+		char *line;
 
 		id = s->ag[st->from].next_id++;
 		if (st->verb == QPHS_DATA_BURST)
@@ -365,11 +384,14 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 							 st->count, step_seed(s, si)),
 				   dl + QPHS_BURST_HOLD_MS + 2000, si, path_of(s, st->to), err,
 				   errlen);
-		return act(s, st->from, id,
-			   qplab_agent_req_datapath(id, path_of(s, st->to), st->bytes > 0 ? st->bytes : 4096, dl,
-						    st->read_only, st->rkey_mode, st->verb,
-						    step_seed(s, si)),
-			   dl, si, path_of(s, st->to), err, errlen);
+		line = qplab_agent_req_datapath(id, path_of(s, st->to), st->bytes > 0 ? st->bytes : 4096, dl,
+						st->read_only, st->rkey_mode, st->verb, step_seed(s, si));
+		wait = run_datapath_wait_ms(dl, s->ag[st->from].qp_per_ep, st->verb, st->read_only);
+		if (!st->on_posted)
+			return act(s, st->from, id, line, wait, si, path_of(s, st->to), err, errlen);
+		if (run_datapath_posted(s, st, id, line, wait, &m, err, errlen))
+			return -1;
+		return into_facts(s, st->from, si, path_of(s, st->to), &m, err, errlen);
 	}
 	case QPLAB_STEP_WAIT:
 		return wait_step(s, si, st, err, errlen);
@@ -382,12 +404,12 @@ static int do_step(struct run_state *s, int si, const struct qplab_step *st, cha
 		id = s->ag[st->host].next_id++;
 		return act(s, st->host, id,
 			   qplab_agent_req_verify(id, w->bytes > 0 ? w->bytes : 4096, step_seed(s, st->of)),
-			   scaled(-1, DL_REPORT), si, NULL, err, errlen);
+			   reply_wait(scaled(-1, DL_REPORT)), si, NULL, err, errlen);
 	}
 	case QPLAB_STEP_REGION:
 		id = s->ag[st->host].next_id++;
 		return act(s, st->host, id, qplab_agent_req_region(id, st->access),
-			   scaled(-1, DL_REPORT), si, NULL, err, errlen);
+			   reply_wait(scaled(-1, DL_REPORT)), si, NULL, err, errlen);
 	case QPLAB_STEP_KILL_AGENT:
 	case QPLAB_STEP_START_AGENT:
 	case QPLAB_STEP_RESTART_AGENT:

@@ -131,6 +131,8 @@ static int parse_topo(const char *text, struct run_topo *t, char *err, size_t er
 		jread_str_copy(&r, h, "addr4", rh->addr4, sizeof(rh->addr4));
 		jread_str_copy(&r, h, "addr6", rh->addr6, sizeof(rh->addr6));
 		jread_str_copy(&r, h, "rxe", rh->rxe, sizeof(rh->rxe));
+		jread_str_copy(&r, h, "rxe2", rh->rxe2, sizeof(rh->rxe2));
+		jread_str_copy(&r, h, "addr4_2", rh->addr4_2, sizeof(rh->addr4_2));
 		jread_str_copy(&r, h, "ifname", rh->ifname, sizeof(rh->ifname));
 		snprintf(rh->unowned4, sizeof(rh->unowned4), "%s", t->unowned4);
 		jread_str_copy(&r, h, "netns", rh->netns, sizeof(rh->netns));

@@ -120,6 +120,13 @@ bool qplab_inventory_fits(const struct qplab_inventory *inv, const struct qplab_
 	for (size_t i = 0; i < p->nhosts; i++)
 		if (p->hosts[i].mtu >= 0 && !host_fault(inv, p, (int)i, QPLAB_INV_FAULT_MTU, reason, len))
 			return false;
+	for (size_t i = 0; i < p->nhosts; i++)
+		if (p->hosts[i].second_device) {
+			/* netns/topo --second builds it; an inventory names one device. */
+			snprintf(reason, len, "host %s: device \"second\" needs the lab topology's second netdev",
+				 p->hosts[i].name);
+			return false;
+		}
 	for (size_t i = 0; i < p->nlinks; i++) {
 		const struct qplab_link *l = &p->links[i];
 		int ends[2] = {l->a, l->b};

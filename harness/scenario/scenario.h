@@ -139,6 +139,8 @@ struct qplab_host {
 	int mtu;                   /* netdev MTU; -1 = the link's or 1500 */
 	bool ipv6;                 /* handshake and GIDs over IPv6 */
 	char addresses[12];        /* "" (= "default"), "ipv6_only" or "none" */
+	bool second_device;        /* "device": "second": a second netdev on a
+				    * subnet of its own, and the agent opens its rxe */
 	char impl[20];             /* a qplab_impls name; "qplab" by default */
 	char impl_from[8];         /* "" = the file's; "run" = set by qplab run
 				    * (--placements, --impl) */
@@ -326,6 +328,9 @@ struct qplab_step {
 	bool read_only;              /* datapath: READ only, never write the peer */
 	int rkey_mode;               /* datapath: enum qphs_rkey_mode (labwords.h) */
 	int verb;                    /* datapath: enum qphs_data_verb */
+	bool on_posted;              /* datapath: "on_posted" given (the agent says when it posted) */
+	int posted_kill;             /* datapath on_posted: kill this host's agent (-1: none) */
+	int posted_netem_off;        /* datapath on_posted: remove this host's netem (-1: none) */
 	int count;                   /* datapath verb burst: WRs posted, 0 = none;
 				      * fan_in: servers, 1..QPLAB_FAN_IN_MAX */
 	int access;                  /* region: QPHS_ACCESS_* bits */

@@ -207,6 +207,8 @@ static int step_fault(const struct qplab_step *st, size_t i, char *why, size_t l
 	else if (st->kind == QPLAB_STEP_DATAPATH && (st->rkey_mode || st->verb))
 		snprintf(why, len, "step %zu is a datapath with a non-default %s", i + 1,
 			 st->rkey_mode ? "rkey" : "verb");
+	else if (st->kind == QPLAB_STEP_DATAPATH && st->posted_kill >= 0)
+		snprintf(why, len, "step %zu kills a host's agent on_posted", i + 1);
 	else if (st->kind == QPLAB_STEP_REGION && (st->access & all) != all)
 		snprintf(why, len, "step %zu registers a region with reduced access", i + 1);
 	else
@@ -238,6 +240,10 @@ static int plan_fault(const struct qplab_plan *p, char *why, size_t len)
 		}
 		if (!strcmp(hs->addresses, "none")) {
 			snprintf(why, len, "host %s has no address", hs->name);
+			return hs->line;
+		}
+		if (hs->second_device) {
+			snprintf(why, len, "host %s opens its second device", hs->name);
 			return hs->line;
 		}
 	}

@@ -239,7 +239,7 @@ static void parse_env(struct sc_ctx *ctx, json_object *o, const char *path,
 static void parse_host(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_host *h)
 {
 	static const char *const keys[] = {"mtu", "ipv6", "addresses", "impl", "env", "agent",
-					   "fault", NULL};
+					   "fault", "device", NULL};
 	char sub[SC_PATH_MAX];
 	const char *s;
 	json_object *v;
@@ -255,6 +255,11 @@ static void parse_host(struct sc_ctx *ctx, json_object *o, const char *path, str
 			qplab__sc_err(ctx, h->line, "addresses is \"default\", \"ipv6_only\" or \"none\"");
 		else if (strcmp(s, "default"))
 			snprintf(h->addresses, sizeof(h->addresses), "%s", s);
+	}
+	if (qplab__sc_str(ctx, o, path, "device", false, &s)) {
+		if (strcmp(s, "first") && strcmp(s, "second"))
+			qplab__sc_err(ctx, h->line, "device is \"first\" or \"second\"");
+		h->second_device = !strcmp(s, "second");
 	}
 	snprintf(h->impl, sizeof(h->impl), "qplab");
 	if (qplab__sc_str(ctx, o, path, "impl", false, &s)) {

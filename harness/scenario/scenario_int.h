@@ -104,6 +104,13 @@ void qplab__sc_copy(struct sc_ctx *ctx, int line, char *dst, size_t dstlen,
 
 /* Host index for name, reporting "unknown host" at line when absent. */
 int qplab__sc_host(struct sc_ctx *ctx, int line, const char *name);
+/* The host named by o[key] (its index), -1 when absent (reported when
+ * required) or unknown (reported at the key's line). */
+int qplab__sc_host_key(struct sc_ctx *ctx, json_object *o, const char *path, const char *key,
+		       bool required);
+/* A datapath's "on_posted" (scenario_posted.c). */
+void qplab__sc_on_posted(struct sc_ctx *ctx, json_object *o, const char *path,
+			 struct qplab_step *st);
 /* "placements" (scenario_hosts.c), after the hosts. */
 void qplab__sc_placements(struct sc_ctx *ctx, json_object *root);
 

@@ -29,7 +29,7 @@ static const struct {
 	[QPLAB_STEP_START_AGENT] = {"start_agent", {"host"}},
 	[QPLAB_STEP_RESTART_AGENT] = {"restart_agent", {"host", "down_ms"}},
 	[QPLAB_STEP_RAW_FRAME] = {"raw_frame", {"to", "hex", "kind", "from"}},
-	[QPLAB_STEP_DATAPATH] = {"datapath", {"from", "to", "bytes", "read_only", "rkey", "verb", "count"}},
+	[QPLAB_STEP_DATAPATH] = {"datapath", {"from", "to", "bytes", "read_only", "rkey", "verb", "on_posted", "count"}},
 	[QPLAB_STEP_WAIT] = {"wait", {"host", "until"}},
 	[QPLAB_STEP_SNAPSHOT] = {"snapshot", {NULL}},
 	[QPLAB_STEP_REGION] = {"region", {"host", "access"}},
@@ -50,15 +50,21 @@ const char *qplab_step_kind_name(enum qplab_step_kind kind)
 	return kind < QPLAB_STEP_KIND_COUNT ? kinds[kind].word : "?";
 }
 
-static int host_key(struct sc_ctx *ctx, json_object *o, const char *path, const char *key)
+int qplab__sc_host_key(struct sc_ctx *ctx, json_object *o, const char *path, const char *key,
+		       bool required)
 {
 	const char *s;
 	char sub[SC_PATH_MAX];
 
-	if (!qplab__sc_str(ctx, o, path, key, true, &s))
+	if (!qplab__sc_str(ctx, o, path, key, required, &s))
 		return -1;
 	qplab__sc_join(sub, sizeof(sub), path, key);
 	return qplab__sc_host(ctx, qplab__sc_line(ctx, sub), s);
+}
+
+static int host_key(struct sc_ctx *ctx, json_object *o, const char *path, const char *key)
+{
+	return qplab__sc_host_key(ctx, o, path, key, true);
 }
 
 /* Hex digits, spaces allowed between bytes ("08 00 00 00 ..."). */
@@ -396,6 +402,11 @@ static void parse_kind(struct sc_ctx *ctx, json_object *o, const char *path, str
 		if (qplab__sc_bool(ctx, o, path, "read_only", &b))
 			st->read_only = b;
 		parse_datapath_words(ctx, o, path, st);
+		if (st->kind == QPLAB_STEP_DATAPATH)
+			qplab__sc_on_posted(ctx, o, path, st);
+		/* burst posts on its own, never through the on_posted hook. */
+		if (st->verb == QPHS_DATA_BURST && st->on_posted)
+			qplab__sc_err(ctx, st->line, "a \"burst\" datapath takes no \"on_posted\"");
 		break;
 	case QPLAB_STEP_FAN_IN:
 		parse_fan_in(ctx, o, path, st);
@@ -438,6 +449,7 @@ static void parse_step(struct sc_ctx *ctx, json_object *o, const char *path, str
 
 	st->line = qplab__sc_line(ctx, path);
 	st->host = st->from = st->to = st->peer = -1;
+	st->posted_kill = st->posted_netem_off = -1;
 	for (int i = 0; i < QPLAB_MAX_HOSTS; i++)
 		st->hosts[i] = -1;
 	st->deadline_ms = st->mtu = -1;

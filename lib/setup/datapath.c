@@ -41,6 +41,7 @@ struct check {
 	uint64_t posted;  /* wr_id of the last WR posted */
 	int qi;           /* the QP posted on (index into ep->qp) */
 	int have_orig;    /* buf[BUF_ORIG] holds the peer's bytes */
+	int told_posted;  /* o->on_posted was called */
 	double write_ms, read_ms; /* qi's last WRITE (or SEND) and READ */
 };
 
@@ -113,6 +114,10 @@ static int op(struct check *c, enum ibv_wr_opcode opcode, int which)
 		snprintf(c->res->text, sizeof(c->res->text), "ibv_post_send(%s): %s", name,
 			 strerror(rc));
 		return QPHS_ERR_COMPLETION;
+	}
+	if (c->o->on_posted && !c->told_posted) {
+		c->told_posted = 1;
+		c->o->on_posted(c->o->on_posted_arg);
 	}
 	if ((rc = wait_wc(c, c->posted, c->o->timeout_ms, status, slen, ms)))
 		snprintf(c->res->text, sizeof(c->res->text), "RDMA %s: %s", name, status);
@@ -275,7 +280,7 @@ static void flush_outstanding(struct check *c)
 	double ms;
 
 	qphs__qp_to_err(c->ep->ctx, &c->ep->qp[c->qi]);
-	wait_wc(c, c->posted, 1000, status, sizeof(status), &ms);
+	wait_wc(c, c->posted, QPHS_DATA_FLUSH_WAIT_MS, status, sizeof(status), &ms);
 	qphs__ep_set_err(c->ep, QPHS_ERR_COMPLETION_TIMEOUT,
 			 "data-path check: no completion; QP %u moved to ERR",
 			 c->ep->qp[c->qi].qp->qp_num);
@@ -469,6 +474,18 @@ static int run(struct check *c)
 	free(server);
 	free(dev);
 	return rc;
+}
+
+long long qphs_data_check_max_wait_ms(const struct qphs_data_opts *o, int nqp)
+{
+	long long per = o->timeout_ms > 0 ? o->timeout_ms : 1;
+	int waits = o->read_only ? 1 : QPHS_DATA_CHECK_WAITS_PER_QP;
+
+	if (nqp < 1 || nqp > QPHS_EP_MAX_QPS)
+		nqp = QPHS_EP_MAX_QPS;
+	if (o->verb != QPHS_DATA_CHECK)
+		waits = nqp = 1;
+	return per * waits * nqp + QPHS_DATA_FLUSH_WAIT_MS;
 }
 
 int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep, const struct qphs_data_opts *o,

@@ -347,6 +347,12 @@ struct qphs_data_opts {
 	int rkey_mode;          /* enum qphs_rkey_mode; 0 = the descriptor's */
 	int verb;               /* enum qphs_data_verb; 0 = the check */
 	uint64_t seed;          /* QPHS_DATA_WRITE: the pattern's seed */
+	/* Called once, right after the first WR of the call was posted and
+	 * before its completion is waited for (NULL: not called): a caller
+	 * that must act while that WR is outstanding (a lab that kills the
+	 * peer mid-transfer).  Runs on the calling thread. */
+	void (*on_posted)(void *arg);
+	void *on_posted_arg;
 	int count;              /* QPHS_DATA_BURST: WRs, 1..QPHS_BURST_MAX
 				 * (at most the QP's MC_MAX_WR are accepted) */
 };
@@ -390,6 +396,21 @@ QPHS_EXPORT int qphs_endpoint_check_data_opts(struct qphs_endpoint *ep,
 /* The same with read_only off. */
 QPHS_EXPORT int qphs_endpoint_check_data(struct qphs_endpoint *ep, size_t bytes,
 					 int timeout_ms, struct qphs_data_result *res);
+
+/* The completions one QP's round trip waits for (READ, WRITE, READ,
+ * WRITE, READ), each up to timeout_ms; and the wait for the flush of a WR
+ * that never completed, once per check. */
+#define QPHS_DATA_CHECK_WAITS_PER_QP 5
+#define QPHS_DATA_FLUSH_WAIT_MS 1000
+/* The longest qphs_endpoint_check_data_opts(opts) can spend waiting for
+ * completions on an endpoint of nqp QPs (pure): timeout_ms for each
+ * completion it waits for, QPHS_DATA_CHECK_WAITS_PER_QP per QP (1
+ * read_only) on every QP (QPHS_DATA_WRITE and _SEND: one, on QP 0), plus
+ * QPHS_DATA_FLUSH_WAIT_MS.  A caller that waits for the check (the lab's
+ * runner) waits at least this long.  The Metadata requests are not in it:
+ * the cfg's handshake timeouts bound them (client.h).  nqp outside
+ * 1..QPHS_EP_MAX_QPS counts as QPHS_EP_MAX_QPS; timeout_ms below 1 as 1. */
+QPHS_EXPORT long long qphs_data_check_max_wait_ms(const struct qphs_data_opts *opts, int nqp);
 
 /* Bytes of the host's check region, the buffer of its segment descriptor
  * (the largest check). */

@@ -125,6 +125,8 @@ static const struct {
 	 "t.json:2: \"ablate\": [] declares that the scenario has no fault, but step 2 is a raw_frame (line 9)"},
 	{"\"ablate\": [],", NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"rkey\": \"bad\" },",
 	 "t.json:2: \"ablate\": [] declares that the scenario has no fault, but step 2 is a datapath with a non-default rkey (line 9)"},
+	{"\"ablate\": [],", NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"on_posted\": { \"kill_agent\": \"b\" } },",
+	 "t.json:2: \"ablate\": [] declares that the scenario has no fault, but step 2 kills a host's agent on_posted (line 9)"},
 	{"\"ablate\": [],", NULL, "{ \"do\": \"region\", \"host\": \"b\", \"access\": [\"local_write\"] },",
 	 "t.json:2: \"ablate\": [] declares that the scenario has no fault, but step 2 registers a region with reduced access"},
 	{"\"ablate\": [],", NULL, "{ \"do\": \"connect\", \"from\": \"a\", \"to_address\": \"unowned\" },",

@@ -427,6 +427,32 @@ START_TEST(agent_requests_follow_the_agents_version)
 }
 END_TEST
 
+/* A datapath with on_posted: the request asks for the posted line, and
+ * that line (docs/agent-protocol.md's example) decodes with its id; a
+ * posted line without an id is refused. */
+START_TEST(agent_posted_lines_are_asked_for_and_decoded)
+{
+	char *l = qplab_agent_req_notify_posted(qplab_agent_req_datapath(5, "p", 4096, 3000, true, 0, 0, 0));
+	char err[160] = "", *doc = doc_block("\"type\": \"posted\"");
+	const char *bad = "{\"v\":3,\"type\":\"posted\",\"op\":\"datapath\"}";
+	struct qplab_agent_msg m;
+
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":5,\"op\":\"datapath\",\"peer\":\"p\",\"bytes\":4096,"
+			    "\"deadline_ms\":3000,\"read_only\":true,\"notify_posted\":true}\n");
+	free(l);
+	ck_assert_ptr_null(qplab_agent_req_notify_posted(NULL));
+	ck_assert_msg(qplab_agent_parse_line(doc, strlen(doc), &m, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(m.type, QPLAB_AGENT_POSTED);
+	ck_assert_int_eq(m.id, 12);
+	ck_assert_str_eq(m.op, "datapath");
+	qplab_agent_msg_free(&m);
+	free(doc);
+	ck_assert_int_eq(qplab_agent_parse_line(bad, strlen(bad), &m, err, sizeof(err)),
+			 QPHS_ERR_INVALID_ARGUMENT);
+	ck_assert_ptr_nonnull(strstr(err, "id"));
+}
+END_TEST
+
 START_TEST(agent_report_picks_the_peers_endpoint_and_rejects_wrong_types)
 {
 	const char *two = "{\"v\":2,\"type\":\"reply\",\"id\":1,\"op\":\"report\",\"ok\":true,\"code\":\"OK\",\"error\":\"\","
@@ -580,6 +606,7 @@ Suite *suite_agent_msg(void)
 	tcase_add_loop_test(tc, agent_datapath_qps_are_decoded_strictly, 0,
 			    sizeof(dp_lines) / sizeof(dp_lines[0]));
 	tcase_add_test(tc, agent_requests_follow_the_agents_version);
+	tcase_add_test(tc, agent_posted_lines_are_asked_for_and_decoded);
 	tcase_add_test(tc, agent_report_picks_the_peers_endpoint_and_rejects_wrong_types);
 	tcase_add_test(tc, agent_probe_and_raw_frame_replies_map_to_facts);
 	tcase_add_test(tc, agent_doc_raw_frame_examples_map_to_facts);

@@ -283,6 +283,12 @@ START_TEST(inventory_fits_or_says_why_not)
 	ck_assert(!qplab_inventory_fits(&inv, p, why, sizeof(why)));
 	ck_assert_ptr_nonnull(strstr(why, "unroutable address"));
 	qplab_plan_free(p);
+	p = plan_of("{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{\"device\":\"second\"}},"
+		    "\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to\":\"b\"}],"
+		    "\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}");
+	ck_assert(!qplab_inventory_fits(&inv, p, why, sizeof(why)));
+	ck_assert_str_eq(why, "host b: device \"second\" needs the lab topology's second netdev");
+	qplab_plan_free(p);
 }
 END_TEST
 

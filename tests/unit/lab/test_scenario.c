@@ -125,6 +125,30 @@ START_TEST(scenario_parses_region_and_datapath_words)
 }
 END_TEST
 
+/* on_posted: the hosts land in the step; {} still asks for the line. */
+START_TEST(scenario_parses_datapath_on_posted)
+{
+	struct qplab_plan *plan;
+	struct qplab_errors errs = {0};
+	int rc = parse(fill("", "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", "
+				"\"on_posted\": { \"kill_agent\": \"b\", \"netem_off\": \"b\" } }, "
+				"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", "
+				"\"on_posted\": {} },", ""), &plan, &errs);
+
+	ck_assert_msg(rc == 0, "%s", errs.n ? errs.msgs[0] : "?");
+	ck_assert(plan->steps[0].on_posted);
+	ck_assert_int_eq(plan->steps[0].posted_kill, 1);
+	ck_assert_int_eq(plan->steps[0].posted_netem_off, 1);
+	ck_assert(plan->steps[1].on_posted);
+	ck_assert_int_eq(plan->steps[1].posted_kill, -1);
+	ck_assert_int_eq(plan->steps[1].posted_netem_off, -1);
+	ck_assert(!plan->steps[2].on_posted);
+	ck_assert_int_eq(plan->steps[2].posted_kill, -1);
+	qplab_plan_free(plan);
+	qplab_errors_free(&errs);
+}
+END_TEST
+
 START_TEST(scenario_parses_every_step_kind)
 {
 	struct qplab_plan *plan;
@@ -297,6 +321,10 @@ static const struct {
 	{NULL, "{ \"do\": \"connect\", \"from\": \"a\", \"to_address\": \"unowned\", \"peer_posts\": true },", NULL, "@S@", "peer_posts goes with \"to\""},
 	{NULL, "{ \"do\": \"connect\", \"from\": \"a\", \"to\": \"b\", \"peer_posts\": 1 },", NULL, "@S@", "peer_posts"},
 	{NULL, "{ \"do\": \"raw_frame\", \"from\": \"a\", \"to\": \"a\", \"kind\": \"stale_ack\" },", NULL, "@S@", "another host"},
+	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"on_posted\": { \"kill_agent\": \"a\" } },", NULL, "@S@", "kills the host that waits"},
+	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"on_posted\": { \"kill\": \"b\" } },", NULL, "@S@", "unknown key \"kill\""},
+	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"on_posted\": { \"netem_off\": \"q\" } },", NULL, "@S@", "unknown host \"q\""},
+	{NULL, "{ \"do\": \"connect\", \"from\": \"a\", \"to\": \"b\", \"on_posted\": {} },", NULL, "@S@", "unknown key \"on_posted\""},
 	{NULL, "{ \"do\": \"wait\", \"host\": \"a\", \"until\": { \"endpoint\": \"none\" } },", NULL, "@S@", "deadline_ms"},
 	{NULL, "{ \"do\": \"snapshot\", \"name\": \"x\" }, { \"do\": \"snapshot\", \"name\": \"x\" },", NULL, "@S@", "used twice"},
 	{NULL, NULL, "{ \"host\": \"a\", \"cases\": [ { \"when\": \"kernel == 6.12\", \"why\": \"w\", \"code\": \"OK\" } ] },", "@E@", "never an exact release"},
@@ -651,6 +679,7 @@ Suite *suite_scenario(void)
 
 	tcase_add_loop_test(tc, scenario_parses_every_step_kind, 0, sizeof(step_ok) / sizeof(step_ok[0]));
 	tcase_add_test(tc, scenario_parses_region_and_datapath_words);
+	tcase_add_test(tc, scenario_parses_datapath_on_posted);
 	tcase_add_test(tc, scenario_step_fields_land_in_the_plan);
 	tcase_add_test(tc, scenario_connect_both_takes_three_hosts);
 	tcase_add_loop_test(tc, scenario_parses_every_expectation_kind, 0,
