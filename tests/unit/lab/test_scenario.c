@@ -276,6 +276,7 @@ static const struct {
 	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"count\": 4 },", NULL, "@S@", "\"count\" belongs to a \"burst\" datapath only"},
 	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"burst\", \"count\": 0 },", NULL, "@S@", "count"},
 	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"burst\", \"count\": 4, \"rkey\": \"bad\" },", NULL, "@S@", "a \"burst\" datapath takes no"},
+	{NULL, "{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"verb\": \"burst\", \"count\": 4, \"on_posted\": {} },", NULL, "@S@", "a \"burst\" datapath takes no \"on_posted\""},
 	{NULL, "{ \"do\": \"fan_in\", \"from\": \"a\", \"to\": \"b\" },", NULL, "@S@", "fan_in needs \"count\" (1..256)"},
 	{NULL, "{ \"do\": \"fan_in\", \"from\": \"a\", \"to\": \"b\", \"count\": 257 },", NULL, "@S@", "count"},
 	{NULL, "{ \"do\": \"fan_in\", \"from\": [\"a\", \"b\"], \"to\": \"b\", \"count\": 2 },", NULL, "@S@", "fan_in: \"to\" is one of \"from\""},
