@@ -59,7 +59,10 @@ static void walk(struct names *l, const char *dir, int depth, struct qplab_error
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		/* "scenarios/mtu/" as given: one slash, so the id's topic is
+		 * the directory's name, not the empty text between two. */
+		snprintf(path, sizeof(path), "%s%s%s", dir,
+			 dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
 		if (stat(path, &st) != 0)
 			continue;
 		if (S_ISDIR(st.st_mode) && depth < 8)

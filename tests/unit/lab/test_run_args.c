@@ -197,6 +197,16 @@ START_TEST(catalogue_walks_directories_sorted_and_filters_tags)
 	qplab_catalogue_free(&cat);
 	ck_assert_uint_eq(errs.n, 0);
 
+	/* A directory given with a trailing slash names its topic all the
+	 * same (it once gave the id "/peer-smaller"). */
+	snprintf(p, sizeof(p), "%s/mtu/", dir);
+	paths[0] = p;
+	ck_assert_int_eq(qplab_catalogue_load(paths, 1, NULL, 0, &cat, &errs), 0);
+	ck_assert_uint_eq(cat.n, 1);
+	ck_assert_str_eq(cat.plans[0]->id, "mtu/peer-smaller");
+	qplab_catalogue_free(&cat);
+	ck_assert_uint_eq(errs.n, 0);
+
 	char cmd[200];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	ck_assert_int_eq(system(cmd), 0);
