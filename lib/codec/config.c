@@ -82,7 +82,7 @@ void qphs_config_init(struct qphs_config *cfg)
 		.reply_timeout_ms = 60000,
 		.max_connections = 1024,
 		.max_conns_per_source = 128,
-		.max_requests_per_source = 16,
+		.max_requests_per_source = 128,
 		.memory_budget_kib = 64 << 10,
 		.max_small_body = 64 << 10,
 		.max_body_keys = 32 << 10,

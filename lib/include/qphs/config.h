@@ -90,7 +90,9 @@ struct qphs_config {
 	 * service or exhaust memory.  A source is a peer address (no port). */
 	int max_conns_per_source;   /* open connections per source, 128, 1..1<<20 */
 	int max_requests_per_source;/* requests in flight per source (from
-				     * the header to the close), 16, 1..1<<20 */
+				     * the header to the close), 128, 1..1<<20:
+				     * a node running many engines connects
+				     * in bursts (fanin/one-host-64) */
 	int memory_budget_kib;      /* bytes buffered for requests across all
 				     * connections, KiB, 65536 (64 MiB),
 				     * 1024..1<<30; never below twice

@@ -323,7 +323,7 @@ START_TEST(limits_config_defaults_and_ranges)
 
 	qphs_config_init(&cfg);
 	ck_assert_int_eq(cfg.max_conns_per_source, 128);
-	ck_assert_int_eq(cfg.max_requests_per_source, 16);
+	ck_assert_int_eq(cfg.max_requests_per_source, 128);
 	ck_assert_int_eq(cfg.memory_budget_kib, 65536);
 	ck_assert_int_eq(cfg.max_small_body, 65536);
 	ck_assert_int_eq(cfg.max_body_keys, 32768);
