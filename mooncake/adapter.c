@@ -211,6 +211,7 @@ int main(int argc, char **argv)
 		mca_state_last(&h.st, h.ctx_code, h.ctx_text, NULL);
 	}
 	ready(&h);
+	h.report_wall_ms = mc_now_ms();
 	loop(&h);
 	pthread_mutex_lock(&h.mu);
 	rc = h.busy;

@@ -48,6 +48,8 @@ struct mc_host {
 	pthread_cond_t cv;
 	bool busy;                 /* a Mooncake call outlived its request */
 	char busy_what[80];
+	double report_cpu_ms;      /* process CPU time at the previous report */
+	double report_wall_ms;     /* and when it ended (monotonic ms) */
 	int log_grace_ms;          /* how long a failure's log line may lag: 300 ms
 				    * times QPLAB_TIME_MULTIPLIER */
 };

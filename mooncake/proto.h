@@ -3,7 +3,7 @@
  * real Mooncake Transfer Engine as a lab host (docs/agent-protocol.md, "A
  * Mooncake host").  Requests in, replies out, the adapter's own state, and
  * the readings it makes of what others print: the kernel's view of the
- * host's QPs (`rdma -j resource show qp`), Mooncake's glog lines, and
+ * host's QPs (over RDMA netlink, cli/hwc.h), Mooncake's glog lines, and
  * Mooncake's showLinks JSON.
  *
  * Nothing here calls Mooncake, opens a socket or starts a process: this
@@ -143,18 +143,14 @@ const char *mca_wc_name(const char *text);
 int mca_first_failure(const struct mca_ring *r, uint64_t mark, enum mca_side side, char *text,
 		      size_t textlen, char *wc, size_t wclen, const char **where);
 
-/* ---- readings of the kernel's and Mooncake's JSON ---- */
+/* ---- readings of the kernel's QPs and Mooncake's JSON ---- */
 
+/* One QP of the host's device, as the kernel lists it (ops.c reads them
+ * over RDMA netlink, cli/hwc.h). */
 struct mca_qp {
 	uint32_t qpn;
 	char state[8];             /* RESET, INIT, RTR, RTS, SQD, SQE, ERR */
 };
-/* `rdma -j resource show qp` output: the QPs of device dev (its "ifname"),
- * QP 1 (GSI, the kernel's) left out, in the order listed.  Returns how
- * many (at most max stored), or -1 with err (not that JSON). */
-int mca_qps_parse(const char *json, const char *dev, struct mca_qp *out, int max, char *err,
-		  size_t errlen);
-
 /* showLinks(json) output: the GID and GID index of local NIC dev.
  * Returns 0, or -1 when dev is not listed with transport details. */
 int mca_links_gid(const char *json, const char *dev, int *gid_index, char *gid, size_t gidlen);

@@ -1,6 +1,5 @@
-/* Readings of JSON the adapter does not write: the kernel's QP list
- * (`rdma -j resource show qp`, iproute2) and Mooncake's showLinks; and the
- * data path's pure helpers (proto.h). */
+/* Readings of JSON the adapter does not write: Mooncake's showLinks; and
+ * the data path's pure helpers (proto.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,36 +25,6 @@ static int64_t int_of(json_object *o, const char *key)
 
 	jread_int64(&(struct jread){0}, o, key, INT64_MIN, INT64_MAX, &v);
 	return v;
-}
-
-int mca_qps_parse(const char *json, const char *dev, struct mca_qp *out, int max, char *err,
-		  size_t errlen)
-{
-	json_object *a = NULL;
-	int n = 0;
-
-	if (jread_parse(&(struct jread){0}, json, strlen(json), &a) != JREAD_OK ||
-	    !json_object_is_type(a, json_type_array)) {
-		snprintf(err, errlen, "rdma resource show qp: not a JSON array");
-		json_object_put(a);
-		return -1;
-	}
-	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		json_object *q = json_object_array_get_idx(a, i);
-		const char *name = str_of(q, "ifname"), *state = str_of(q, "state");
-		int64_t qpn = int_of(q, "lqpn");
-
-		/* QP 1 is the GSI QP of every port: the kernel's, not Mooncake's. */
-		if (!name || strcmp(name, dev) || qpn < 0 || qpn == 1)
-			continue;
-		if (n < max) {
-			out[n].qpn = (uint32_t)qpn;
-			snprintf(out[n].state, sizeof(out[n].state), "%s", state ? state : "UNKNOWN");
-		}
-		n++;
-	}
-	json_object_put(a);
-	return n;
 }
 
 int mca_links_gid(const char *json, const char *dev, int *gid_index, char *gid, size_t gidlen)

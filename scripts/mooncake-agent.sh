@@ -28,7 +28,7 @@ inc=$MOONCAKE_SRC/mooncake-transfer-engine/include
 [ -f "$inc/transfer_engine_c.h" ] || { echo "mooncake-agent: no $inc/transfer_engine_c.h" >&2; exit 2; }
 for f in "$build/libqphs.a" "$build/obj/harness/hs/bad_frame.o" "$build/obj/harness/hs/raw_frame.o" \
 	"$build/obj/harness/cli/jread.o" "$build/obj/harness/cli/readfile.o" \
-	"$build/obj/harness/cli/timemult.o"; do
+	"$build/obj/harness/cli/timemult.o" "$build/obj/harness/cli/hwc_nl.o" "$build/obj/harness/cli/hwc_read.o"; do
 	[ -f "$f" ] || { echo "mooncake-agent: no $f (make all first)" >&2; exit 2; }
 done
 out=$build/mooncake
@@ -51,7 +51,8 @@ done
 # shellcheck disable=SC2086 # MOONCAKE_LIBS is words
 "$cc" -o "$out/qplab-mooncake-agent" "${objs[@]}" "$build/obj/harness/hs/bad_frame.o" \
 	"$build/obj/harness/hs/raw_frame.o" "$build/obj/harness/cli/jread.o" \
-	"$build/obj/harness/cli/readfile.o" "$build/obj/harness/cli/timemult.o" "$build/libqphs.a" \
+	"$build/obj/harness/cli/readfile.o" "$build/obj/harness/cli/timemult.o" \
+	"$build/obj/harness/cli/hwc_nl.o" "$build/obj/harness/cli/hwc_read.o" "$build/libqphs.a" \
 	$MOONCAKE_LIBS \
 	"${jsonc_libs[@]}" -libverbs -lpthread
 echo "mooncake-agent: $out/qplab-mooncake-agent (Mooncake ${MOONCAKE_COMMIT:0:7}, $mbabs)"

@@ -5,6 +5,8 @@
  * namespace other than the device's, sysfs holds a compat device without
  * hw_counters, while netlink answers in every namespace of shared mode.
  *
+ * The same netlink gives a device's QPs (below).
+ *
  * hwc_nl.c builds and parses the messages (pure); hwc_read.c does the
  * socket I/O. */
 #ifndef QPLAB_HWC_H
@@ -43,6 +45,28 @@ int qplab_hwc_parse_stat(const void *buf, size_t len, struct qplab_hwc *out);
 
 /* The value of counter name in h, or -1 when h has none. */
 int64_t qplab_hwc_get(const struct qplab_hwc *h, const char *name);
+
+/* ---- a device's QPs, as `rdma resource show qp` lists them
+ * (RDMA_NLDEV_CMD_RES_QP_GET; nldev.c res_get_common_dumpit,
+ * fill_res_qp_entry), without starting a program ---- */
+
+#define QPLAB_QP_STATE_UNKNOWN 255
+
+struct qplab_qp {
+	uint32_t qpn;
+	uint8_t state;             /* enum ib_qp_state, or QPLAB_QP_STATE_UNKNOWN */
+};
+
+/* The QP dump of device index (the kernel wants the index). */
+size_t qplab_qps_req(void *buf, size_t len, uint32_t seq, uint32_t index);
+/* One datagram of that dump: its QPs appended to qps[*n...] (at most max
+ * stored, *n counts them all).  Returns as qplab_hwc_parse_devices. */
+int qplab_qps_parse(const void *buf, size_t len, struct qplab_qp *qps, int max, int *n);
+/* "RESET" ... "ERR", "UNKNOWN". */
+const char *qplab_qp_state_name(unsigned state);
+/* Device dev's QPs, GSI QP 1 included, in the kernel's order.  Returns
+ * how many (at most max stored), or -1 with the reason in err. */
+int qplab_qps_read(const char *dev, struct qplab_qp *qps, int max, char *err, size_t errlen);
 
 /* Reads device dev's port counters.  Returns 0, or -1 with the reason in
  * err (no such device, no netlink, the kernel's error). */

@@ -223,3 +223,77 @@ int64_t qplab_hwc_get(const struct qplab_hwc *h, const char *name)
 			return (int64_t)h->c[i].value;
 	return -1;
 }
+
+size_t qplab_qps_req(void *buf, size_t len, uint32_t seq, uint32_t index)
+{
+	size_t n = header(buf, len, seq, RDMA_NLDEV_CMD_RES_QP_GET, NLM_F_DUMP);
+
+	return finish(buf, put_attr(buf, n, len, RDMA_NLDEV_ATTR_DEV_INDEX, &index, sizeof(index)));
+}
+
+struct qps_out {
+	struct qplab_qp *qps;
+	int max, n;
+};
+
+struct qp_entry {
+	uint32_t qpn;
+	uint8_t state;
+	int have_qpn, have_state;
+};
+
+static int qp_entry_attr(uint16_t type, const unsigned char *v, size_t vlen, void *arg)
+{
+	struct qp_entry *e = arg;
+
+	if (type == RDMA_NLDEV_ATTR_RES_LQPN && vlen >= 4) {
+		memcpy(&e->qpn, v, 4);
+		e->have_qpn = 1;
+	} else if (type == RDMA_NLDEV_ATTR_RES_STATE && vlen >= 1) {
+		e->state = v[0];
+		e->have_state = 1;
+	}
+	return 0;
+}
+
+static int qp_table_attr(uint16_t type, const unsigned char *v, size_t vlen, void *arg)
+{
+	struct qps_out *o = arg;
+	struct qp_entry e = {.have_qpn = 0};
+	int rc;
+
+	if (type != RDMA_NLDEV_ATTR_RES_QP_ENTRY)
+		return 0;
+	if ((rc = each_attr(v, vlen, qp_entry_attr, &e)) != 0)
+		return rc;
+	if (!e.have_qpn)
+		return -EBADMSG;
+	if (o->n < o->max) {
+		o->qps[o->n].qpn = e.qpn;
+		o->qps[o->n].state = e.have_state ? e.state : QPLAB_QP_STATE_UNKNOWN;
+	}
+	o->n++;
+	return 0;
+}
+
+static int qps_attr(uint16_t type, const unsigned char *v, size_t vlen, void *arg)
+{
+	return type == RDMA_NLDEV_ATTR_RES_QP ? each_attr(v, vlen, qp_table_attr, arg) : 0;
+}
+
+int qplab_qps_parse(const void *buf, size_t len, struct qplab_qp *qps, int max, int *n)
+{
+	struct qps_out o = {.qps = qps, .max = max, .n = *n};
+	int rc = each_msg(buf, len, qps_attr, &o);
+
+	*n = o.n;
+	return rc == 2 ? 1 : rc;
+}
+
+const char *qplab_qp_state_name(unsigned state)
+{
+	/* enum ib_qp_state (include/rdma/ib_verbs.h), as `rdma` names them. */
+	static const char *const names[] = {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"};
+
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "UNKNOWN";
+}

@@ -78,3 +78,43 @@ out:
 	close(fd);
 	return rc;
 }
+
+int qplab_qps_read(const char *dev, struct qplab_qp *qps, int max, char *err, size_t errlen)
+{
+	static unsigned char buf[HWC_BUF];
+	struct timeval tv = {.tv_sec = 2};
+	uint32_t index = 0;
+	int fd, rc = 0, n = 0;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+	if (fd < 0) {
+		snprintf(err, errlen, "rdma netlink: %s", strerror(errno));
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (find_index(fd, dev, &index, err, errlen)) {
+		close(fd);
+		return -1;
+	}
+	if (send_req(fd, buf, qplab_qps_req(buf, sizeof(buf), 2, index))) {
+		snprintf(err, errlen, "rdma netlink: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	while (rc == 0) {
+		ssize_t got = recv(fd, buf, sizeof(buf), 0);
+
+		if (got <= 0) {
+			snprintf(err, errlen, "rdma netlink: %s", got ? strerror(errno) : "closed");
+			close(fd);
+			return -1;
+		}
+		rc = qplab_qps_parse(buf, (size_t)got, qps, max, &n);
+	}
+	close(fd);
+	if (rc < 0) {
+		snprintf(err, errlen, "rdma netlink: the QPs of %s: %s", dev, strerror(-rc));
+		return -1;
+	}
+	return n;
+}

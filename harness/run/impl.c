@@ -100,7 +100,12 @@ const char *qplab_impl_skip_reason(const struct qplab_plan *p, char *buf, size_t
 	return NULL;
 }
 
-int qplab_host_port(const struct qplab_plan *p, int h, bool own_netns)
+int qplab_host_port(const struct qplab_plan *p, int h, bool own_netns, unsigned topo_seq)
 {
-	return !own_netns && qplab_host_is_mooncake(p, h) ? 12101 + h : RUN_AGENT_PORT;
+	/* 800 ports of 8 hosts: 100 scenarios before one comes back, at
+	 * least 25 minutes later at the 15 s a scenario takes at its
+	 * quickest, far beyond TIME_WAIT's 60 s. */
+	if (own_netns || !qplab_host_is_mooncake(p, h))
+		return RUN_AGENT_PORT;
+	return QPLAB_MC_PORT_BASE + (int)(((unsigned long)topo_seq * QPLAB_MAX_HOSTS + (unsigned)h) % QPLAB_MC_PORTS);
 }

@@ -30,7 +30,14 @@ const char *qplab_impl_skip_reason(const struct qplab_plan *p, char *buf, size_t
  * daemon binds the wildcard address (SocketHandShakePlugin::startDaemon's
  * socket comes from findAvailableTcpPort, bound to INADDR_ANY), so where
  * hosts share one namespace (shared mode: own_netns false) each Mooncake
- * host gets a port of its own, 12101 + h. */
-int qplab_host_port(const struct qplab_plan *p, int h, bool own_netns);
+ * host gets a port of its own.  And Mooncake binds it without
+ * SO_REUSEADDR: the TIME_WAIT connections of the scenario before would
+ * keep the same port from it ("P2P: No valid port found", seen on 6.12),
+ * so the port moves on with each topology of the run (topo_seq):
+ * 12101 + (topo_seq * QPLAB_MAX_HOSTS + h) mod QPLAB_MC_PORTS, the same for
+ * every start of the host within one scenario. */
+#define QPLAB_MC_PORT_BASE 12101
+#define QPLAB_MC_PORTS 800
+int qplab_host_port(const struct qplab_plan *p, int h, bool own_netns, unsigned topo_seq);
 
 #endif

@@ -72,6 +72,8 @@ struct run_host {
 	char unowned4[64];         /* the lab's unowned address (advertise gid "unowned") */
 	char netns[64];            /* "" = the runner's own namespace (shared mode) */
 	int mtu;                   /* its link's MTU now (topo up's, then as set in place) */
+	unsigned topo_seq;         /* which topology of this run it belongs to (0, 1, ...):
+				      picks a shared-mode Mooncake host's port (impl.h) */
 	/* The hosts backend: the machine that plays this host (NULL: a lab
 	 * topology's), its netdev's MTU before the run, and the faults in
 	 * force there (enum qplab_inv_fault bits) that a reset must undo. */

@@ -110,9 +110,9 @@ static char **build_argv(const char *argv[16], char *bufs[2], const struct qplab
 	/* No IPv4 (addresses): its ULA; no address at all: its own loopback. */
 	if (bufs[0] && (h->addr4[0] || !h->addr6[0]))
 		snprintf(bufs[0], 128, "%s:%d", h->addr4[0] ? h->addr4 : "127.0.0.1",
-			 qplab_host_port(p, hi, h->netns[0]));
+			 qplab_host_port(p, hi, h->netns[0], h->topo_seq));
 	else if (bufs[0])
-		snprintf(bufs[0], 128, "[%s]:%d", h->addr6, qplab_host_port(p, hi, h->netns[0]));
+		snprintf(bufs[0], 128, "[%s]:%d", h->addr6, qplab_host_port(p, hi, h->netns[0], h->topo_seq));
 	argv[n++] = "--listen";
 	argv[n++] = bufs[0] ? bufs[0] : "";
 	bufs[1] = strdup(json_object_to_json_string_ext(cfg, JSON_C_TO_STRING_PLAIN));

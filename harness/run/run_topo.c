@@ -231,8 +231,14 @@ int run_topo_up(const struct qplab_plan *p, const char *id, const char *mode, st
 	}
 	rc = parse_topo(out, t, err, errlen);
 	free(out);
-	if (rc == 0)
+	if (rc == 0) {
+		static unsigned seq; /* topologies come up one at a time (shared mode: --jobs 1) */
+
 		t->up = true;
+		for (size_t i = 0; i < t->nhosts; i++)
+			t->hosts[i].topo_seq = seq;
+		seq++;
+	}
 	return rc;
 }
 

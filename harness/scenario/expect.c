@@ -128,6 +128,15 @@ static void qp_checks(struct checks *c, const struct qplab_assert *a, const stru
 	}
 	if (a->qp_count >= 0)
 		int_check(c, "qp_count", a->qp_count, f->nqp);
+	if (a->qp_count_min >= 0 && a->qp_count_max >= 0) {
+		struct qplab_check *k = add(c, "qp_count", f->nqp >= a->qp_count_min && f->nqp <= a->qp_count_max);
+
+		snprintf(k->expected, sizeof(k->expected), "%d..%d", a->qp_count_min, a->qp_count_max);
+		if (f->nqp < 0)
+			snprintf(k->observed, sizeof(k->observed), "(not collected)");
+		else
+			snprintf(k->observed, sizeof(k->observed), "%d", f->nqp);
+	}
 }
 
 static void dp_list(char *out, size_t outlen, const struct qplab_facts *f)

@@ -219,7 +219,8 @@ struct qplab_assert {
 	char qp_all[QPLAB_QP_STATE_LEN]; /* every QP in this state */
 	char (*qp_each)[QPLAB_QP_STATE_LEN]; /* or exactly these, in order */
 	int nqp_each;                    /* -1 = qp_each unset */
-	int qp_count;
+	int qp_count;                    /* exactly, or -1 */
+	int qp_count_min, qp_count_max; /* {"min", "max"}: -1 each when unset */
 	char endpoint[32];               /* endpoint status (qphs_ep_status_name, or NONE) */
 	int endpoints;                   /* how many endpoints the host has */
 	char code[48];                   /* error table NAME ("OK", "ERR_...") */

@@ -47,6 +47,7 @@ void qplab__sc_assert_init(struct qplab_assert *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->nqp_each = a->qp_count = a->endpoints = -1;
+	a->qp_count_min = a->qp_count_max = -1;
 	a->wc_none_within_ms = -1;
 	for (int t = 0; t < QPLAB_TIME_COUNT; t++)
 		a->time[t].min = a->time[t].max = -1;
@@ -415,6 +416,33 @@ static void int_field(struct sc_ctx *ctx, json_object *o, const char *path, cons
 	}
 }
 
+/* "qp_count": N, or {"min": N, "max": N} for a count the host settles
+ * on in its own time (a Mooncake endpoint's QPs go when its monitor
+ * thread reclaims them, up to a second after the endpoint was deleted). */
+static void qp_count_key(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_assert *a)
+{
+	static const char *const bound_keys[] = {"min", "max", NULL};
+	json_object *v;
+	char sub[SC_PATH_MAX];
+	long x;
+
+	if (!json_object_object_get_ex(o, "qp_count", &v) || !json_object_is_type(v, json_type_object)) {
+		int_field(ctx, o, path, "qp_count", 0, 100000, &a->qp_count, &a->nfields);
+		return;
+	}
+	qplab__sc_join(sub, sizeof(sub), path, "qp_count");
+	qplab__sc_only_keys(ctx, v, sub, "a QP count bound", bound_keys);
+	if (qplab__sc_int(ctx, v, sub, "min", 0, 100000, &x))
+		a->qp_count_min = (int)x;
+	if (qplab__sc_int(ctx, v, sub, "max", 0, 100000, &x))
+		a->qp_count_max = (int)x;
+	if (a->qp_count_min < 0 || a->qp_count_max < 0)
+		qplab__sc_err(ctx, qplab__sc_line(ctx, sub), "qp_count is N or {\"min\": N, \"max\": N}, both bounds given");
+	else if (a->qp_count_min > a->qp_count_max)
+		qplab__sc_err(ctx, qplab__sc_line(ctx, sub), "qp_count: min above max");
+	a->nfields++;
+}
+
 static void bool_field(struct sc_ctx *ctx, json_object *o, const char *path, const char *key,
 		       int *dst, int *nfields)
 {
@@ -439,7 +467,7 @@ void qplab__sc_assert(struct sc_ctx *ctx, json_object *o, const char *path,
 	qplab__sc_assert_init(a);
 	qplab__sc_only_keys(ctx, o, path, "an expectation", keys);
 	qp_states_key(ctx, o, path, a);
-	int_field(ctx, o, path, "qp_count", 0, 100000, &a->qp_count, &a->nfields);
+	qp_count_key(ctx, o, path, a);
 	enum_key(ctx, o, path, "endpoint", endpoint_states, a->endpoint, sizeof(a->endpoint), &a->nfields);
 	int_field(ctx, o, path, "endpoints", 0, 100000, &a->endpoints, &a->nfields);
 	code_key(ctx, o, path, a);

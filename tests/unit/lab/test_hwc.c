@@ -1,6 +1,6 @@
-/* RDMA netlink messages for a port's hardware counters (cli/hwc.h): the
- * requests' bytes and the parsing of replies built here as the kernel's
- * nldev.c lays them out. */
+/* RDMA netlink messages for a port's hardware counters and a device's QPs
+ * (cli/hwc.h): the requests' bytes and the parsing of replies built here
+ * as the kernel's nldev.c lays them out. */
 #include <errno.h>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
@@ -176,6 +176,94 @@ START_TEST(hwc_kernel_error_is_its_errno)
 }
 END_TEST
 
+/* One QP entry as fill_res_qp_entry lays it out (nldev.c): the port, the
+ * QP number, the state (after ib_query_qp), the type, the owner's PID. */
+static void qp(struct msg *m, uint32_t qpn, uint8_t state)
+{
+	uint32_t port = 1, pid = 4242;
+	uint8_t type = 2; /* IB_QPT_RC */
+
+	nest(m, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
+	attr(m, RDMA_NLDEV_ATTR_PORT_INDEX, &port, 4);
+	attr(m, RDMA_NLDEV_ATTR_RES_LQPN, &qpn, 4);
+	attr(m, RDMA_NLDEV_ATTR_RES_STATE, &state, 1);
+	attr(m, RDMA_NLDEV_ATTR_RES_TYPE, &type, 1);
+	attr(m, RDMA_NLDEV_ATTR_RES_PID, &pid, 4);
+	end_nest(m);
+}
+
+START_TEST(qps_dump_lists_numbers_and_states)
+{
+	struct msg m = {.n = 0};
+	struct qplab_qp q[4];
+	unsigned char b[256];
+	struct nlmsghdr h;
+	struct nlattr a;
+	uint32_t v = 9;
+	int n = 0;
+	size_t len = qplab_qps_req(b, sizeof(b), 2, 9);
+
+	ck_assert_uint_eq(len, NLMSG_HDRLEN + NLA_ALIGN(NLA_HDRLEN + 4));
+	memcpy(&h, b, sizeof(h));
+	ck_assert_uint_eq(h.nlmsg_type, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_QP_GET));
+	ck_assert(h.nlmsg_flags & NLM_F_DUMP);
+	memcpy(&a, b + NLMSG_HDRLEN, sizeof(a));
+	ck_assert_uint_eq(a.nla_type, RDMA_NLDEV_ATTR_DEV_INDEX);
+	/* Two messages of one dump (the kernel starts another when its skb
+	 * is full), each the device's handle and then its table. */
+	begin(&m, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_QP_GET), NLM_F_MULTI);
+	attr(&m, RDMA_NLDEV_ATTR_DEV_INDEX, &v, 4);
+	attr(&m, RDMA_NLDEV_ATTR_DEV_NAME, "qlr-b", 6);
+	nest(&m, RDMA_NLDEV_ATTR_RES_QP);
+	qp(&m, 1, 3);
+	qp(&m, 17, 0);
+	end_nest(&m);
+	end_msg(&m);
+	begin(&m, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_QP_GET), NLM_F_MULTI);
+	attr(&m, RDMA_NLDEV_ATTR_DEV_INDEX, &v, 4);
+	nest(&m, RDMA_NLDEV_ATTR_RES_QP);
+	qp(&m, 18, 6);
+	end_nest(&m);
+	end_msg(&m);
+	ck_assert_int_eq(qplab_qps_parse(m.b, m.n, q, 4, &n), 0);
+	ck_assert_int_eq(n, 3);
+	ck_assert_uint_eq(q[0].qpn, 1);
+	ck_assert_uint_eq(q[1].qpn, 17);
+	ck_assert_str_eq(qplab_qp_state_name(q[1].state), "RESET");
+	ck_assert_uint_eq(q[2].qpn, 18);
+	ck_assert_str_eq(qplab_qp_state_name(q[2].state), "ERR");
+	ck_assert_str_eq(qplab_qp_state_name(q[0].state), "RTS");
+	ck_assert_str_eq(qplab_qp_state_name(7), "UNKNOWN");
+	/* Past max they are counted, not stored; NLMSG_DONE ends the dump. */
+	n = 0;
+	ck_assert_int_eq(qplab_qps_parse(m.b, m.n, q, 1, &n), 0);
+	ck_assert_int_eq(n, 3);
+	ck_assert_uint_eq(q[0].qpn, 1);
+	m.n = 0;
+	done(&m);
+	ck_assert_int_eq(qplab_qps_parse(m.b, m.n, q, 4, &n), 1);
+	ck_assert_int_eq(n, 3);
+}
+END_TEST
+
+START_TEST(qps_entry_without_a_number_is_malformed)
+{
+	struct msg m = {.n = 0};
+	struct qplab_qp q[2];
+	uint8_t state = 3;
+	int n = 0;
+
+	begin(&m, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_QP_GET), NLM_F_MULTI);
+	nest(&m, RDMA_NLDEV_ATTR_RES_QP);
+	nest(&m, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
+	attr(&m, RDMA_NLDEV_ATTR_RES_STATE, &state, 1);
+	end_nest(&m);
+	end_nest(&m);
+	end_msg(&m);
+	ck_assert_int_eq(qplab_qps_parse(m.b, m.n, q, 2, &n), -EBADMSG);
+}
+END_TEST
+
 Suite *suite_hwc(void)
 {
 	Suite *s = suite_create("hwc");
@@ -185,5 +273,7 @@ Suite *suite_hwc(void)
 	tcase_add_test(tc, hwc_device_dump_is_read_to_its_end);
 	tcase_add_test(tc, hwc_stat_reply_gives_names_and_values);
 	tcase_add_test(tc, hwc_kernel_error_is_its_errno);
+	tcase_add_test(tc, qps_dump_lists_numbers_and_states);
+	tcase_add_test(tc, qps_entry_without_a_number_is_malformed);
 	return s;
 }

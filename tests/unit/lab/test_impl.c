@@ -225,17 +225,23 @@ START_TEST(impl_what_a_mooncake_host_cannot_do_is_a_skip)
 }
 END_TEST
 
-START_TEST(impl_mooncake_ports_differ_only_in_a_shared_namespace)
+START_TEST(impl_mooncake_ports_differ_only_in_a_shared_namespace_and_move_on)
 {
 	struct qplab_plan *p = plan_test_parse(text_of("", "\"impl\": \"mooncake\"", ""));
 
 	ck_assert(qplab_host_is_mooncake(p, 1));
 	ck_assert(!qplab_host_is_mooncake(p, 0));
 	ck_assert(!qplab_host_is_mooncake(p, 5));
-	ck_assert_int_eq(qplab_host_port(p, 0, true), 12001);
-	ck_assert_int_eq(qplab_host_port(p, 1, true), 12001);
-	ck_assert_int_eq(qplab_host_port(p, 0, false), 12001);
-	ck_assert_int_eq(qplab_host_port(p, 1, false), 12102);
+	ck_assert_int_eq(qplab_host_port(p, 0, true, 0), 12001);
+	ck_assert_int_eq(qplab_host_port(p, 1, true, 3), 12001);
+	ck_assert_int_eq(qplab_host_port(p, 0, false, 0), 12001);
+	ck_assert_int_eq(qplab_host_port(p, 1, false, 0), 12102);
+	/* The next scenario's topology: another port (TIME_WAIT holds the
+	 * last one), the same for every start within it; after 100 back. */
+	ck_assert_int_eq(qplab_host_port(p, 1, false, 1), 12102 + QPLAB_MAX_HOSTS);
+	ck_assert_int_eq(qplab_host_port(p, 1, false, 1), qplab_host_port(p, 1, false, 1));
+	ck_assert_int_eq(qplab_host_port(p, 1, false, 99), 12102 + 99 * QPLAB_MAX_HOSTS);
+	ck_assert_int_eq(qplab_host_port(p, 1, false, 100), 12102);
 	qplab_plan_free(p);
 }
 END_TEST
@@ -280,7 +286,7 @@ Suite *suite_impl(void)
 	tcase_add_test(tc, impl_run_flags);
 	tcase_add_test(tc, impl_a_run_makes_one_plan_per_placement);
 	tcase_add_loop_test(tc, impl_what_a_mooncake_host_cannot_do_is_a_skip, 0, sizeof(skips) / sizeof(skips[0]));
-	tcase_add_test(tc, impl_mooncake_ports_differ_only_in_a_shared_namespace);
+	tcase_add_test(tc, impl_mooncake_ports_differ_only_in_a_shared_namespace_and_move_on);
 	tcase_add_test(tc, impl_a_mooncake_report_maps_onto_facts);
 	return s;
 }

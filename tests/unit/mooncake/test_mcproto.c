@@ -2,7 +2,7 @@
  * agent protocol, its readings of Mooncake's glog lines, showLinks and the
  * kernel's QP list, and the data path's helpers.  No Mooncake here: the
  * inputs are written from the formats the producers print (glog's line
- * prefix, Mooncake's log statements at 3b5a594, iproute2's `rdma -j`). */
+ * prefix, Mooncake's log statements at 3b5a594). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,34 +316,6 @@ START_TEST(mca_wc_names_follow_ibv_wc_status_str)
 }
 END_TEST
 
-/* `rdma -j resource show qp` (iproute2 6.x): one array, every device. */
-static const char rdma_json[] =
-	"[{\"ifindex\":2,\"ifname\":\"qlx-a\",\"port\":1,\"lqpn\":17,\"rqpn\":17,\"type\":\"RC\",\"state\":\"RTS\","
-	"\"rq-psn\":321,\"sq-psn\":320,\"path-mig-state\":\"MIGRATED\",\"pdn\":1,\"pid\":211,\"comm\":\"qphs-worker\"},"
-	"{\"ifindex\":2,\"ifname\":\"qlx-a\",\"port\":1,\"lqpn\":1,\"type\":\"GSI\",\"state\":\"RTS\",\"sq-psn\":0,"
-	"\"comm\":\"ib_core\"},"
-	"{\"ifindex\":3,\"ifname\":\"qlx-b\",\"lqpn\":19,\"type\":\"RC\",\"state\":\"RESET\",\"pdn\":1,\"pid\":222},"
-	"{\"ifindex\":3,\"ifname\":\"qlx-b\",\"port\":1,\"lqpn\":18,\"rqpn\":18,\"type\":\"RC\",\"state\":\"RTS\"}]";
-
-START_TEST(mca_device_qps_are_the_hosts_own_without_the_gsi)
-{
-	struct mca_qp q[4];
-	char err[100];
-
-	ck_assert_int_eq(mca_qps_parse(rdma_json, "qlx-b", q, 4, err, sizeof(err)), 2);
-	ck_assert_int_eq(q[0].qpn, 19);
-	ck_assert_str_eq(q[0].state, "RESET");
-	ck_assert_int_eq(q[1].qpn, 18);
-	ck_assert_str_eq(q[1].state, "RTS");
-	ck_assert_int_eq(mca_qps_parse(rdma_json, "qlx-a", q, 4, err, sizeof(err)), 1);
-	ck_assert_int_eq(mca_qps_parse(rdma_json, "qlx-c", q, 4, err, sizeof(err)), 0);
-	ck_assert_int_eq(mca_qps_parse(rdma_json, "qlx-b", q, 1, err, sizeof(err)), 2); /* counted, one kept */
-	ck_assert_int_eq(mca_qps_parse("[]", "qlx-b", q, 4, err, sizeof(err)), 0);
-	ck_assert_int_eq(mca_qps_parse("{}", "qlx-b", q, 4, err, sizeof(err)), -1);
-	ck_assert_str_eq(err, "rdma resource show qp: not a JSON array");
-}
-END_TEST
-
 START_TEST(mca_links_give_the_devices_gid)
 {
 	/* buildShowLinksJson (show_links.cpp): local_nics[], topology */
@@ -462,7 +434,6 @@ Suite *suite_mcproto(void)
 	tcase_add_loop_test(tc, mca_log_failures_carry_mooncakes_codes, 0, sizeof(failures) / sizeof(failures[0]));
 	tcase_add_test(tc, mca_first_failure_skips_info_and_reads_the_completion_status);
 	tcase_add_test(tc, mca_wc_names_follow_ibv_wc_status_str);
-	tcase_add_test(tc, mca_device_qps_are_the_hosts_own_without_the_gsi);
 	tcase_add_test(tc, mca_links_give_the_devices_gid);
 	tcase_add_test(tc, mca_peer_buffer_is_the_first_with_rkeys_that_holds_the_bytes);
 	tcase_add_test(tc, mca_patterns_differ_by_seed_and_repeat_by_seed);
