@@ -454,7 +454,9 @@ int cmd_run(int argc, char **argv)
 	/* --jobs is checked where the topology mode is known: inside the lab
 	 * (run_here; with the vm backend, inside the VM, which gets --jobs). */
 	catch_signals();
-	if (inv)
+	if (o.backend == QPLAB_BACKEND_HOSTS_VM)
+		rc = run_hosts_vm(argc, argv, &o);
+	else if (inv)
 		rc = run_here(&o, &cat, inv);
 	else if (o.backend == QPLAB_BACKEND_VM || (o.backend == QPLAB_BACKEND_AUTO && !host_has_netns()))
 		rc = run_in_vm(argc, argv, &o, cat.n);
