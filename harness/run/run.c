@@ -63,6 +63,7 @@ static int probe_caps(const char *caps[8], char *mode, size_t modelen)
 	free(out);
 	if (access("/usr/sbin/tc", X_OK) == 0 || access("/sbin/tc", X_OK) == 0)
 		caps[n++] = "netem";
+	caps[n++] = "veth"; /* netns/topo joins two hosts with a veth pair */
 	caps[n] = NULL;
 	return mode[0] && strcmp(mode, "none") ? 0 : -1;
 }

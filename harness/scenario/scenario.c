@@ -20,6 +20,9 @@ const char *const qplab_capabilities[] = {
 	"netem",     /* tc qdisc netem can be attached to lab interfaces */
 	"ipv6",      /* lab interfaces carry IPv6 addresses and GIDs */
 	"kvm",       /* the vm backend runs with KVM, not TCG */
+	"veth",      /* a two-host link is a veth pair on one kernel (the local
+			topologies; never the hosts backend): a link taken down
+			drops the peer end's carrier too */
 	NULL,
 };
 
