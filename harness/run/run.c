@@ -177,6 +177,7 @@ json_object *run_scenario_json(const struct qplab_plan *p, struct run_outcome *o
 			       const struct qplab_runinfo *ri)
 {
 	struct qplab_verdict *v = NULL;
+	struct qplab_runinfo hri = *ri;
 	struct qplab_scenario_result r = {.plan = p, .status = o->status,
 					  .reason = o->reason[0] ? o->reason : NULL,
 					  .elapsed_s = o->elapsed_s,
@@ -184,7 +185,12 @@ json_object *run_scenario_json(const struct qplab_plan *p, struct run_outcome *o
 	json_object *j;
 
 	if (o->status == QPLAB_PASS) {
-		int failed = qplab_expect_eval(p, ri, &o->facts, &v);
+		int failed;
+
+		for (size_t h = 0; h < p->nhosts && h < QPLAB_MAX_HOSTS; h++)
+			if (o->host_kernel[h][0])
+				hri.host_kernel[h] = o->host_kernel[h];
+		failed = qplab_expect_eval(p, &hri, &o->facts, &v);
 
 		r.verdicts = v;
 		r.status = failed > 0 ? QPLAB_FAIL : failed < 0 ? QPLAB_ERROR : QPLAB_PASS;

@@ -269,6 +269,8 @@ struct run_outcome {
 	double phase_ms[RUN_PHASE_COUNT];
 	char kept[16];             /* --keep: the topology left up, "" = none */
 	char backend[16], kernel[128];
+	/* The hosts backend: each plan host's machine's kernel ("" = kernel). */
+	char host_kernel[QPLAB_MAX_HOSTS][128];
 	struct qplab_scenario_facts facts;
 	bool have_facts;
 	struct run_cap_result cap; /* its capture, when it was captured */

@@ -283,6 +283,14 @@ START_TEST(inventory_fits_or_says_why_not)
 	ck_assert(!qplab_inventory_fits(&inv, p, why, sizeof(why)));
 	ck_assert_ptr_nonnull(strstr(why, "unroutable address"));
 	qplab_plan_free(p);
+	p = plan_of("{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{}},"
+		    "\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to\":\"b\"}],"
+		    "\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}],\n"
+		    "\"wire\":[{\"label\":\"l\",\"why\":\"w\",\"handshake\":{\"from\":\"b\",\"to\":\"a\"},\"count\":{\"min\":1}}]}");
+	ck_assert(!qplab_inventory_fits(&inv, p, why, sizeof(why)));
+	ck_assert_str_eq(why, "line 2: wire expectations need a capture of the lab link, which the hosts backend "
+			      "does not take on the machines yet");
+	qplab_plan_free(p);
 }
 END_TEST
 
