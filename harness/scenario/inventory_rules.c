@@ -160,6 +160,10 @@ bool qplab_inventory_fits(const struct qplab_inventory *inv, const struct qplab_
 		}
 		if (f && !host_fault(inv, p, st->host, f, reason, len))
 			return false;
+		if (st->kind == QPLAB_STEP_DISABLE_IPV6) {
+			snprintf(reason, len, "step %zu: the hosts backend does not carry out disable_ipv6 yet", i + 1);
+			return false;
+		}
 		if (f == QPLAB_INV_FAULT_BLACKHOLE) {
 			snprintf(reason, len, "step %zu: the hosts backend does not carry out blackhole yet", i + 1);
 			return false;
