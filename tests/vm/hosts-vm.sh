@@ -69,7 +69,7 @@ rc=0
 "$Q" run --backend hosts-vm --kernel "a=$ka" --kernel "b=$kb" scenarios/basic/connect-2qp.json \
 	scenarios/transport/bad-frames.json scenarios/gid/malformed.json \
 	scenarios/rocepath/link-down-after-rts.json --out "$OUT/run" >"$OUT/run.tap" 2>"$OUT/run.err" || rc=$?
-sed 's/^/# /' "$OUT/run.tap" | grep -v '^#  *#   line '
+sed 's/^/# /' "$OUT/run.tap" | grep -v '^#  *#   line ' || true
 if [ $rc = 0 ] && grep -q '^ok [0-9]* - rocepath/link-down-after-rts$' "$OUT/run.tap"; then
 	ok "run --backend hosts-vm: 4 scenarios, the remote link-down fault included ($(secs_since "$t0") s)"
 else
