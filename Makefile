@@ -71,7 +71,7 @@ QPLAB      := $(BUILD)/qplab
 LIBS_ALL   := $(STATIC_LIB) $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
 
 
-.PHONY: hostile all unit check-layers lint-shell compat mooncake-diff mooncake-agent mooncake-check lab-mooncake wire-test ci-validate browser-test vmtest check sanitize tsan valgrind fuzz fuzz-long bench lab quirks install uninstall clean deps-check help
+.PHONY: hostile all unit check-layers lint-shell compat vmtest-hosts mooncake-diff mooncake-agent mooncake-check lab-mooncake wire-test ci-validate browser-test vmtest check sanitize tsan valgrind fuzz fuzz-long bench lab quirks install uninstall clean deps-check help
 .DEFAULT_GOAL := all
 
 all: $(STATIC_LIB) $(SHARED_LIB) $(QPLAB)
@@ -85,6 +85,7 @@ help:
 	@echo "make check-layers  the layer rules of README's Layout (tools/check-layers)"
 	@echo "make lint-shell every tracked shell script through shellcheck; set -eu in netns/"
 	@echo "make vmtest     the tests that need rdma_rxe, in the lab VM (one boot per kernel)"
+	@echo "make vmtest-hosts  the hosts backend on two lab VMs of different kernels (tests/vm/hosts-vm.sh)"
 	@echo "make compat     the message bodies against Mooncake's JSON library"
 	@echo "make mooncake-diff MOONCAKE_BUILD=DIR  our segment descriptor through Mooncake's own decoder (else SKIP)"
 	@echo "make mooncake-agent MOONCAKE_BUILD=DIR  $(BUILD)/mooncake/qplab-mooncake-agent: a real Mooncake as a lab host"
@@ -230,6 +231,13 @@ ci-validate: deps-check
 # the newest, the smoke set on the others (tests/vm/run-selftests.sh).
 vmtest: deps-check all $(BUILD)/tests/rdma
 	QPLAB_BUILD=$(BUILD) tests/vm/run-selftests.sh $(VMTEST_ARGS)
+
+# The hosts backend on two guests of different kernels, booted together
+# (`qplab vm --guest`, `qplab run --backend hosts-vm`): HOSTS_VM_KERNELS
+# names the pair.
+HOSTS_VM_KERNELS ?= 6.1 7
+vmtest-hosts: deps-check all
+	QPLAB_BUILD=$(BUILD) tests/vm/hosts-vm.sh $(HOSTS_VM_KERNELS)
 
 # The differential test of the message bodies against jsoncpp 1.9.5, the JSON
 # library Mooncake links (tests/compat/run.sh).

@@ -80,6 +80,7 @@ static int probe_caps(const char *caps[8], char *mode, size_t modelen)
 		caps[n++] = "netem";
 	if (has_rdma_cgroup())
 		caps[n++] = "rdma_cgroup";
+	caps[n++] = "veth"; /* netns/topo joins two hosts with a veth pair */
 	caps[n] = NULL;
 	return mode[0] && strcmp(mode, "none") ? 0 : -1;
 }
@@ -193,6 +194,7 @@ json_object *run_scenario_json(const struct qplab_plan *p, struct run_outcome *o
 			       const struct qplab_runinfo *ri)
 {
 	struct qplab_verdict *v = NULL;
+	struct qplab_runinfo hri = *ri;
 	struct qplab_scenario_result r = {.plan = p, .status = o->status,
 					  .reason = o->reason[0] ? o->reason : NULL,
 					  .elapsed_s = o->elapsed_s,
@@ -200,7 +202,12 @@ json_object *run_scenario_json(const struct qplab_plan *p, struct run_outcome *o
 	json_object *j;
 
 	if (o->status == QPLAB_PASS) {
-		int failed = qplab_expect_eval(p, ri, &o->facts, &v);
+		int failed;
+
+		for (size_t h = 0; h < p->nhosts && h < QPLAB_MAX_HOSTS; h++)
+			if (o->host_kernel[h][0])
+				hri.host_kernel[h] = o->host_kernel[h];
+		failed = qplab_expect_eval(p, &hri, &o->facts, &v);
 
 		r.verdicts = v;
 		r.status = failed > 0 ? QPLAB_FAIL : failed < 0 ? QPLAB_ERROR : QPLAB_PASS;
@@ -475,7 +482,9 @@ int cmd_run(int argc, char **argv)
 	/* --jobs is checked where the topology mode is known: inside the lab
 	 * (run_here; with the vm backend, inside the VM, which gets --jobs). */
 	catch_signals();
-	if (inv)
+	if (o.backend == QPLAB_BACKEND_HOSTS_VM)
+		rc = run_hosts_vm(argc, argv, &o);
+	else if (inv)
 		rc = run_here(&o, &cat, inv);
 	else if (o.backend == QPLAB_BACKEND_VM || (o.backend == QPLAB_BACKEND_AUTO && !host_has_netns()))
 		rc = run_in_vm(argc, argv, &o, cat.n);

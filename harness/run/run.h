@@ -215,6 +215,10 @@ struct run_ctx {
  * kernel; TAP relayed under one plan, results merged into o->out. */
 struct qplab_run_opts;
 int run_in_vm(int argc, char **argv, const struct qplab_run_opts *o, size_t nscenarios);
+/* The hosts-vm backend (run_hosts_vm.c): netns/vm-hosts boots two guests
+ * (o->kernels: NAME=K each) and runs this command line against their
+ * inventory with --backend hosts; its output relayed, its status mapped. */
+int run_hosts_vm(int argc, char **argv, const struct qplab_run_opts *o);
 
 /* The ID for c's seq-th topology (run_jobs_msg.c), distinct per worker;
  * topo adds a suffix unique on the machine, so neither parallel workers
@@ -279,6 +283,8 @@ struct run_outcome {
 	double phase_ms[RUN_PHASE_COUNT];
 	char kept[16];             /* --keep: the topology left up, "" = none */
 	char backend[16], kernel[128];
+	/* The hosts backend: each plan host's machine's kernel ("" = kernel). */
+	char host_kernel[QPLAB_MAX_HOSTS][128];
 	struct qplab_scenario_facts facts;
 	bool have_facts;
 	struct run_cap_result cap; /* its capture, when it was captured */

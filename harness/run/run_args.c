@@ -6,26 +6,30 @@
 #include "qphs/error.h"
 #include "run_args.h"
 
-static const char *const backend_names[] = {"auto", "netns", "shared", "vm", "hosts"};
+static const char *const backend_names[] = {"auto", "netns", "shared", "vm", "hosts", "hosts-vm"};
+#define NBACKENDS (sizeof(backend_names) / sizeof(backend_names[0]))
 
 const char *qplab_backend_name(enum qplab_backend b)
 {
-	return (unsigned)b < 5 ? backend_names[b] : "?";
+	return (unsigned)b < NBACKENDS ? backend_names[b] : "?";
 }
 
 void qplab_run_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm|hosts] [--kernel K]...\n"
+		"usage: qplab run [FILES|DIRS...] [--backend auto|netns|shared|vm|hosts|hosts-vm] [--kernel K]...\n"
 		"                 [--inventory FILE] [--tag T]... [--jobs N] [--out DIR] [--keep] [--capture]\n"
 		"                 [--impl HOST=NAME]... [--placements] [--mooncake-agent PATH] [--ablate]\n\n"
 		"Runs scenario files (a directory means every *.json below it; none means the\n"
 		"catalogue).  TAP on stdout; results.json, junit.xml and report.html (open it in\n"
 		"a browser; `qplab report` makes it again) in DIR (default build/lab).\n"
 		"  --backend B   where the lab runs (default auto: the best this machine offers);\n"
-		"                'hosts': the machines of --inventory, agents started over ssh\n"
+		"                'hosts': the machines of --inventory, agents started over ssh;\n"
+		"                'hosts-vm': the hosts backend on two lab VMs booted for the run\n"
+		"                (one --kernel NAME=K each, e.g. --kernel a=6.1 --kernel b=7)\n"
 		"  --inventory F the hosts backend's machines (docs/inventory.md)\n"
-		"  --kernel K    run on kernel K (vm backend; repeat for several, merged results)\n"
+		"  --kernel K    run on kernel K (vm backend; repeat for several, merged results);\n"
+		"                hosts-vm: NAME=K, scenario host NAME's guest runs kernel K\n"
 		"  --tag T       only scenarios tagged T (repeat: any of them)\n"
 		"  --jobs N      scenarios at once (netns mode; the shared mode refuses N > 1)\n"
 		"  --out DIR     output directory\n"
@@ -82,11 +86,11 @@ static int option(struct qplab_run_opts *o, const char *name, const char *val, c
 		  size_t errlen)
 {
 	if (!strcmp(name, "--backend")) {
-		for (int b = 0; b < 5; b++)
+		for (size_t b = 0; b < NBACKENDS; b++)
 			if (!strcmp(val, backend_names[b]))
 				o->backend = (enum qplab_backend)b;
 		if (strcmp(qplab_backend_name(o->backend), val))
-			return fail(err, errlen, "--backend '%s': one of auto, netns, shared, vm, hosts", val);
+			return fail(err, errlen, "--backend '%s': one of auto, netns, shared, vm, hosts, hosts-vm", val);
 		return 0;
 	}
 	if (!strcmp(name, "--inventory")) {
@@ -122,6 +126,29 @@ static int option(struct qplab_run_opts *o, const char *name, const char *val, c
 		return 0;
 	}
 	return fail(err, errlen, "unknown option '%s'", name);
+}
+
+/* --backend hosts-vm: two --kernel NAME=K, distinct scenario host names
+ * (netns/vm-hosts checks the kernels against its cache). */
+static int hosts_vm_check(const struct qplab_run_opts *o, char *err, size_t errlen)
+{
+	if (o->nkernels != 2)
+		return fail(err, errlen, "--backend hosts-vm needs two --kernel NAME=K, one per guest "
+					 "(e.g. --kernel a=6.1 --kernel b=7)%s", "");
+	for (size_t i = 0; i < 2; i++) {
+		const char *k = o->kernels[i], *eq = strchr(k, '=');
+		size_t n = eq ? (size_t)(eq - k) : 0;
+
+		if (!eq || n < 1 || n > 8 || k[0] < 'a' || k[0] > 'z' || strspn(k, "abcdefghijklmnopqrstuvwxyz0123456789") != n ||
+		    eq[1] < '0' || eq[1] > '9')
+			return fail(err, errlen, "--kernel '%s': hosts-vm wants NAME=K (NAME a scenario host "
+						 "name such as a, K a kernel release or prefix such as 6.1)", k);
+	}
+	if (!strncmp(o->kernels[0], o->kernels[1], strcspn(o->kernels[0], "=") + 1))
+		return fail(err, errlen, "--kernel '%s': two guests of one name", o->kernels[1]);
+	if (o->jobs > 1)
+		return fail(err, errlen, "--jobs: the hosts backend runs one scenario at a time on the inventory's machines%s", "");
+	return 0;
 }
 
 int qplab_run_parse_args(int argc, char **argv, struct qplab_run_opts *o, char *err, size_t errlen)
@@ -180,6 +207,8 @@ int qplab_run_parse_args(int argc, char **argv, struct qplab_run_opts *o, char *
 		return fail(err, errlen, "--inventory goes with --backend hosts%s", "");
 	if (o->backend == QPLAB_BACKEND_HOSTS && o->nkernels)
 		return fail(err, errlen, "--kernel is the vm backend's: the hosts run their own kernels%s", "");
+	if (o->backend == QPLAB_BACKEND_HOSTS_VM)
+		return hosts_vm_check(o, err, errlen);
 	if (o->backend == QPLAB_BACKEND_HOSTS && o->jobs > 1)
 		return fail(err, errlen, "--jobs: the hosts backend runs one scenario at a time on the inventory's machines%s", "");
 	return 0;

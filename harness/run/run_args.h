@@ -26,9 +26,10 @@ enum qplab_backend {
 	QPLAB_BACKEND_SHARED,
 	QPLAB_BACKEND_VM,
 	QPLAB_BACKEND_HOSTS, /* the machines of an inventory, over ssh */
+	QPLAB_BACKEND_HOSTS_VM, /* the hosts backend on lab VMs booted for the run */
 };
 
-/* "auto", "netns", "shared", "vm", "hosts". */
+/* "auto", "netns", "shared", "vm", "hosts", "hosts-vm". */
 const char *qplab_backend_name(enum qplab_backend b);
 
 /* Pointers borrow argv's strings. */

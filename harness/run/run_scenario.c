@@ -344,6 +344,10 @@ void run_scenario(struct run_ctx *c, const struct qplab_plan *p, struct run_outc
 	trace_ms("topo up", &tt, &o->phase_ms[RUN_PHASE_TOPO]);
 	snprintf(o->backend, sizeof(o->backend), "%s", c->topo.mode);
 	snprintf(o->kernel, sizeof(o->kernel), "%s", c->topo.kernel);
+	for (size_t h = 0; c->inv && !rc && h < p->nhosts; h++)
+		for (size_t i = 0; i < c->topo.nhosts; i++)
+			if (!strcmp(c->topo.hosts[i].name, p->hosts[h].name))
+				snprintf(o->host_kernel[h], sizeof(o->host_kernel[h]), "%s", c->topo.hosts[i].kernel);
 	if (!rc)
 		start_capture(c, p, o);
 	trace_ms("capture", &tt, &o->phase_ms[RUN_PHASE_TOPO]);

@@ -131,6 +131,10 @@ struct qplab_facts *qplab_facts_at(const struct qplab_scenario_facts *sf, int st
 struct qplab_runinfo {
 	const char *backend;        /* "netns", "shared", ... */
 	const char *kernel;         /* uname -r inside the lab ("6.12.48+deb13-amd64") */
+	/* Per plan host: the kernel of the machine that plays it (the hosts
+	 * backend: machines differ); NULL = kernel.  "kernel OP X.Y" rows are
+	 * evaluated for each host with its own. */
+	const char *host_kernel[QPLAB_MAX_HOSTS];
 	const char *driver;         /* "rxe" */
 	const char *const *caps;    /* capabilities present, NULL-ended (NULL = none) */
 	const char *quirk;          /* run-wide quirk profile, NULL or "" = the hosts' own */

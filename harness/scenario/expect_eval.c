@@ -138,6 +138,13 @@ static bool has_cap(const struct qplab_runinfo *run, const char *name)
 	return false;
 }
 
+static const char *host_kernel(const struct qplab_runinfo *run, int host)
+{
+	if (host >= 0 && host < QPLAB_MAX_HOSTS && run->host_kernel[host])
+		return run->host_kernel[host];
+	return run->kernel;
+}
+
 static bool term_holds(const struct qplab_when *w, const struct qplab_runinfo *run,
 		       const struct qplab_plan *plan, int host, const char *quirk)
 {
@@ -149,7 +156,7 @@ static bool term_holds(const struct qplab_when *w, const struct qplab_runinfo *r
 	case QPLAB_WHEN_NOT_CAP:
 		return !has_cap(run, w->name);
 	case QPLAB_WHEN_KERNEL:
-		cmp = qplab_kernel_cmp(run->kernel, w->version);
+		cmp = qplab_kernel_cmp(host_kernel(run, host), w->version);
 		if (cmp == -2)
 			return false;
 		if (!strcmp(w->op, ">="))
@@ -212,7 +219,8 @@ static int eval_host(const struct qplab_plan *plan, const struct qplab_expectati
 			snprintf(hv->checks[0].expected, sizeof(hv->checks[0].expected),
 				 "a row for this run");
 			snprintf(hv->checks[0].observed, sizeof(hv->checks[0].observed),
-				 "none applies (kernel %s, driver %s)", run->kernel ? run->kernel : "?",
+				 "none applies (kernel %s, driver %s)",
+				 host_kernel(run, host) ? host_kernel(run, host) : "?",
 				 run->driver ? run->driver : "?");
 			hv->ok = false;
 			return 0;

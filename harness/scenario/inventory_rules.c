@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "inventory.h"
+#include "wire.h"
 
 bool qplab_inv_fault_allowed(const struct qplab_inv_host *h, enum qplab_inv_fault f,
 			     char *reason, size_t len)
@@ -117,6 +118,14 @@ bool qplab_inventory_fits(const struct qplab_inventory *inv, const struct qplab_
 {
 	if (!hosts_fit(inv, p, reason, len))
 		return false;
+	/* The capture runs on the runner's machine, on the lab topology's
+	 * interfaces; the machines' lab netdevs are not there. */
+	if (p->nwire) {
+		snprintf(reason, len,
+			 "line %d: wire expectations need a capture of the lab link, which the hosts backend does not take on the machines yet",
+			 p->wire[0].line);
+		return false;
+	}
 	for (size_t i = 0; i < p->nhosts; i++)
 		if (p->hosts[i].mtu >= 0 && !host_fault(inv, p, (int)i, QPLAB_INV_FAULT_MTU, reason, len))
 			return false;
@@ -158,6 +167,10 @@ bool qplab_inventory_fits(const struct qplab_inventory *inv, const struct qplab_
 		}
 		if (f && !host_fault(inv, p, st->host, f, reason, len))
 			return false;
+		if (st->kind == QPLAB_STEP_DISABLE_IPV6) {
+			snprintf(reason, len, "step %zu: the hosts backend does not carry out disable_ipv6 yet", i + 1);
+			return false;
+		}
 		if (f == QPLAB_INV_FAULT_BLACKHOLE) {
 			snprintf(reason, len, "step %zu: the hosts backend does not carry out blackhole yet", i + 1);
 			return false;

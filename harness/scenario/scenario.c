@@ -21,6 +21,9 @@ const char *const qplab_capabilities[] = {
 	"ipv6",      /* lab interfaces carry IPv6 addresses and GIDs */
 	"kvm",       /* the vm backend runs with KVM, not TCG */
 	"rdma_cgroup", /* the kernel has the rdma cgroup controller (/proc/cgroups) */
+	"veth",      /* a two-host link is a veth pair on one kernel (the local
+			topologies; never the hosts backend): a link taken down
+			drops the peer end's carrier too */
 	NULL,
 };
 

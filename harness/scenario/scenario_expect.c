@@ -77,7 +77,7 @@ static bool parse_term(struct sc_ctx *ctx, int line, const char *s, struct qplab
 	w->kind = s[0] == '!' ? QPLAB_WHEN_NOT_CAP : QPLAB_WHEN_CAP;
 	s += s[0] == '!';
 	if (!qplab__sc_in_list(qplab_capabilities, s)) {
-		qplab__sc_err(ctx, line, "unknown key \"%s\": a capability (rxe_netns, netem, ipv6, kvm), "
+		qplab__sc_err(ctx, line, "unknown key \"%s\": a capability (rxe_netns, netem, ipv6, kvm, veth), "
 					 "!capability, kernel OP X.Y, quirk=NAME, driver=NAME, impl=NAME, "
 					 "impl:HOST=NAME or otherwise", s);
 		return false;

@@ -270,6 +270,31 @@ START_TEST(expect_chooses_the_keyed_row)
 }
 END_TEST
 
+/* The hosts backend: each host's row by its own machine's kernel (a on
+ * 6.1, b on 7.2), the run's kernel for a host without one. */
+static const char KEYED_KERNEL[] =
+	"{ \"hosts\": [\"a\", \"b\"], \"cases\": ["
+	" { \"when\": \"kernel >= 6.12\", \"why\": \"new\", \"datapath\": \"ok\" },"
+	" { \"when\": \"kernel < 6.12\", \"why\": \"old\", \"datapath\": \"failed\" } ] }";
+
+START_TEST(expect_kernel_rows_per_host)
+{
+	struct qplab_plan *plan = plan_with("\"a\": {}, \"b\": {}", KEYED_KERNEL);
+	struct qplab_runinfo run = RUN;
+
+	run.kernel = "mixed";
+	ck_assert_ptr_null(qplab_expect_row(&plan->expect[0], &run, plan, 0));
+	run.host_kernel[0] = "6.1.0-57-amd64";
+	run.host_kernel[1] = "7.2.13+deb14-amd64";
+	ck_assert_ptr_eq(qplab_expect_row(&plan->expect[0], &run, plan, 0), &plan->expect[0].cases[1]);
+	ck_assert_ptr_eq(qplab_expect_row(&plan->expect[0], &run, plan, 1), &plan->expect[0].cases[0]);
+	run.host_kernel[1] = NULL;
+	run.kernel = "6.12.48+deb13-amd64";
+	ck_assert_ptr_eq(qplab_expect_row(&plan->expect[0], &run, plan, 1), &plan->expect[0].cases[0]);
+	qplab_plan_free(plan);
+}
+END_TEST
+
 /* Rows keyed by implementation: the row's own host (impl=), or a named
  * one (impl:HOST=).  The host key "impl" sets it; qplab is the default. */
 static const char KEYED_IMPL[] =
@@ -474,6 +499,7 @@ Suite *suite_expect(void)
 	tc = unit_tcase(s, "keys", 10);
 	tcase_add_loop_test(tc, expect_chooses_the_keyed_row, 0, sizeof(rows) / sizeof(rows[0]));
 	tcase_add_test(tc, expect_rows_keyed_by_impl);
+	tcase_add_test(tc, expect_kernel_rows_per_host);
 	tcase_add_test(tc, expect_keyed_verdict_names_the_row_and_host_quirk_applies);
 	tcase_add_test(tc, expect_no_applicable_row_fails);
 	tcase_add_loop_test(tc, expect_kernel_versions_compare_numerically, 0,

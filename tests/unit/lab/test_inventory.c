@@ -289,6 +289,20 @@ START_TEST(inventory_fits_or_says_why_not)
 	ck_assert(!qplab_inventory_fits(&inv, p, why, sizeof(why)));
 	ck_assert_str_eq(why, "host b: device \"second\" needs the lab topology's second netdev");
 	qplab_plan_free(p);
+	p = plan_of("{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{}},"
+		    "\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to\":\"b\"}],"
+		    "\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}],\n"
+		    "\"wire\":[{\"label\":\"l\",\"why\":\"w\",\"handshake\":{\"from\":\"b\",\"to\":\"a\"},\"count\":{\"min\":1}}]}");
+	ck_assert(!qplab_inventory_fits(&inv, p, why, sizeof(why)));
+	ck_assert_str_eq(why, "line 2: wire expectations need a capture of the lab link, which the hosts backend "
+			      "does not take on the machines yet");
+	qplab_plan_free(p);
+	p = plan_of("{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{}},"
+		    "\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to\":\"b\"},{\"do\":\"disable_ipv6\",\"host\":\"a\"}],"
+		    "\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}");
+	ck_assert(!qplab_inventory_fits(&inv, p, why, sizeof(why)));
+	ck_assert_str_eq(why, "step 2: the hosts backend does not carry out disable_ipv6 yet");
+	qplab_plan_free(p);
 }
 END_TEST
 

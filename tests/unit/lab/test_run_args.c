@@ -48,6 +48,13 @@ START_TEST(run_args_every_option)
 	ck_assert_int_eq(plan_test_run_args("--backend hosts --inventory=/x/inv.json", &o, err, sizeof(err)), 0);
 	ck_assert_int_eq(o.backend, QPLAB_BACKEND_HOSTS);
 	ck_assert_str_eq(o.inventory, "/x/inv.json");
+	ck_assert_int_eq(plan_test_run_args("--backend hosts-vm --kernel a=6.1 --kernel=b2=7.2.13+deb14-amd64",
+					    &o, err, sizeof(err)), 0);
+	ck_assert_int_eq(o.backend, QPLAB_BACKEND_HOSTS_VM);
+	ck_assert_str_eq(qplab_backend_name(o.backend), "hosts-vm");
+	ck_assert_uint_eq(o.nkernels, 2);
+	ck_assert_str_eq(o.kernels[1], "b2=7.2.13+deb14-amd64");
+	ck_assert_ptr_null(o.inventory);
 }
 END_TEST
 
@@ -59,7 +66,17 @@ static const struct {
 	{"--backend hosts --inventory i.json --kernel 7", "--kernel is the vm backend's"},
 	{"--backend hosts --inventory i.json --jobs 2", "one scenario at a time"},
 	{"--backend hosts --inventory=", "--inventory needs a file"},
-	{"--backend cloud", "one of auto, netns, shared, vm, hosts"},
+	{"--backend cloud", "one of auto, netns, shared, vm, hosts, hosts-vm"},
+	{"--backend hosts-vm", "needs two --kernel NAME=K"},
+	{"--backend hosts-vm --kernel a=6.1", "needs two --kernel NAME=K"},
+	{"--backend hosts-vm --kernel a=6.1 --kernel b=7 --kernel c=7", "needs two --kernel NAME=K"},
+	{"--backend hosts-vm --kernel 6.1 --kernel b=7", "--kernel '6.1': hosts-vm wants NAME=K"},
+	{"--backend hosts-vm --kernel a=6.1 --kernel B=7", "--kernel 'B=7': hosts-vm wants NAME=K"},
+	{"--backend hosts-vm --kernel a=6.1 --kernel b=", "--kernel 'b=': hosts-vm wants NAME=K"},
+	{"--backend hosts-vm --kernel a=6.1 --kernel toolongname=7", "hosts-vm wants NAME=K"},
+	{"--backend hosts-vm --kernel a=6.1 --kernel a=7", "two guests of one name"},
+	{"--backend hosts-vm --kernel a=6.1 --kernel b=7 --jobs 2", "one scenario at a time"},
+	{"--backend hosts-vm --kernel a=6.1 --kernel b=7 --inventory i.json", "goes with --backend hosts"},
 	{"--jobs 0", "1 to 64"},
 	{"--jobs two", "1 to 64"},
 	{"--out", "needs a value"},

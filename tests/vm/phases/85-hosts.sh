@@ -7,9 +7,11 @@
 # Checks: `qplab doctor --inventory` passes both hosts and fails one
 # without the runner's build; `qplab run --backend hosts` runs three
 # scenarios of the smoke slice with every agent
-# started over ssh, results.json carries each host's kernel and driver;
-# one fault run remotely (rocepath/link-down-after-rts: `ip link set ...
-# down` over ssh, undone after); a scenario naming a host the inventory
+# started over ssh, results.json carries each host's kernel and driver
+# (the remote link-down fault runs in tests/vm/hosts-vm.sh, on two real
+# guests: here the two "machines" are the ends of one veth pair, where a
+# link-down drops the peer's carrier, which the hosts backend does not
+# assume of machines: capability veth); a scenario naming a host the inventory
 # lacks and a fault the inventory does not allow are SKIPs with the
 # reason; a killed ssh session ends its remote agent and the runner
 # reports the scenario as an error naming the host; `qplab quirks
@@ -59,18 +61,17 @@ EOT
 inventory a,b link >"$OUT/inventory.json"
 inventory a "" >"$OUT/inventory-a.json"
 
-# 1. The smoke slice and one remote fault, in one run.
+# 1. The smoke slice, in one run.
 t0=${EPOCHREALTIME/[.,]/}
 rc=0
 # A slice of the smoke set (each ssh and agent start costs seconds under
 # TCG: the whole slice runs in `make lab`-style runs by hand).
 "$Q" run --backend hosts --inventory "$OUT/inventory.json" scenarios/basic/connect-2qp.json \
 	scenarios/transport/bad-frames.json scenarios/gid/malformed.json \
-	scenarios/rocepath/link-down-after-rts.json --out "$OUT/run" >"$OUT/run.tap" 2>"$OUT/run.err" || rc=$?
+	--out "$OUT/run" >"$OUT/run.tap" 2>"$OUT/run.err" || rc=$?
 sed 's/^/  /' "$OUT/run.tap"
 note "run: exit $rc in $(((${EPOCHREALTIME/[.,]/} - t0) / 1000)) ms"
 [ $rc = 0 ] || fail "the smoke scenarios on the hosts backend failed (exit $rc): $(tail -n 5 "$OUT/run.err")"
-grep -q '^ok [0-9]* - rocepath/link-down-after-rts$' "$OUT/run.tap" || fail "the remote fault scenario did not pass"
 "$PY" - "$OUT/run/results.json" <<'EOT' || fail "results.json: no backend hosts with per-host kernel and driver"
 import json, sys
 run = json.load(open(sys.argv[1]))["runs"][0]
@@ -79,7 +80,6 @@ for h in ("a", "b"):
     print("# results.json host %s: kernel %s, driver %s, device %s" % (h, run["hosts"][h]["kernel"], run["hosts"][h]["driver"], run["hosts"][h]["device"]))
     assert run["hosts"][h]["kernel"] and run["hosts"][h]["driver"] == "rxe"
 EOT
-ip -o link show "${H_IF[0]}" | grep -q 'state UP\|,UP' || fail "${H_IF[0]} was left down after the run"
 
 # 2. SKIPs with the reason: too few hosts; a fault the inventory does not allow.
 rc=0
