@@ -58,6 +58,23 @@ static void fill_pattern(uint8_t *p, size_t n)
 	}
 }
 
+/* A driver may deliver an error completion before its QP leaves RTS: rxe
+ * posts it first and moves the QP to ERR right after (rxe_comp.c
+ * rxe_completer, COMPST_ERROR: do_complete, then rxe_qp_error), so a state
+ * read at once can still say RTS.  Wait, bounded, until the QP the error
+ * came on is in ERR, so the report shows the state the driver settles in
+ * (a driver that never moves it shows RTS after the bound). */
+#define ERR_SETTLE_MS 200
+static void settle_after_error(struct check *c)
+{
+	double end = qphs__mono_ms() + ERR_SETTLE_MS;
+	struct timespec ts = {0, 1000000};
+
+	while (qphs__qp_state(c->ep->ctx, &c->ep->qp[c->qi]) != IBV_QPS_ERR &&
+	       qphs__mono_ms() < end)
+		nanosleep(&ts, NULL);
+}
+
 /* Polls for wr_id with a deadline; names the status or "no completion". */
 static int wait_wc(struct check *c, uint64_t wr_id, int timeout_ms, char *status, size_t len,
 		   double *ms)
@@ -71,7 +88,10 @@ static int wait_wc(struct check *c, uint64_t wr_id, int timeout_ms, char *status
 		if (n > 0 && wc.wr_id == wr_id) {
 			*ms = qphs__mono_ms() - t0;
 			snprintf(status, len, "%s", qphs__verbs_wc_status_name(wc.status));
-			return wc.status == IBV_WC_SUCCESS ? 0 : QPHS_ERR_COMPLETION;
+			if (wc.status == IBV_WC_SUCCESS)
+				return 0;
+			settle_after_error(c);
+			return QPHS_ERR_COMPLETION;
 		}
 		if (n < 0 || qphs__mono_ms() > end) {
 			*ms = qphs__mono_ms() - t0;
