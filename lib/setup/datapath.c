@@ -411,7 +411,7 @@ static int burst(struct check *c)
 	struct ibv_mr *mr = c->mr[BUF_SRC];
 	struct ibv_sge sge = {.addr = (uint64_t)(uintptr_t)mr->addr,
 			      .length = (uint32_t)c->o->bytes, .lkey = mr->lkey};
-	char first[48] = "", perr[80] = "";
+	char first[sizeof(q->write_status)] = "", perr[80] = ""; /* first goes into write_status */
 	uint32_t ev0, ev1;
 	double t0 = qphs__mono_ms(), end;
 	int posted = 0, got, bad = 0, rc = 0, state;
