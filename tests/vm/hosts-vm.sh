@@ -23,6 +23,7 @@
 set -eu -o pipefail
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 export QPLAB_ROOT=$ROOT
+# shellcheck disable=SC2034 # read by the messages in netns/lib.sh
 PROG=hosts-vm
 # shellcheck source=netns/lib.sh
 . "$ROOT/netns/lib.sh"
