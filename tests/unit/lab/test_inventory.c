@@ -245,6 +245,16 @@ static struct qplab_plan *plan_of(const char *text)
 	return p;
 }
 
+/* The scenario text must not fit inv: its reason, in why. */
+static const char *unfit(const struct qplab_inventory *inv, const char *text, char *why, size_t len)
+{
+	struct qplab_plan *p = plan_of(text);
+
+	ck_assert(!qplab_inventory_fits(inv, p, why, len));
+	qplab_plan_free(p);
+	return why;
+}
+
 START_TEST(inventory_fits_or_says_why_not)
 {
 	struct qplab_inventory inv = {.nhosts = 2};
@@ -259,50 +269,42 @@ START_TEST(inventory_fits_or_says_why_not)
 		    "\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}");
 	ck_assert(qplab_inventory_fits(&inv, p, why, sizeof(why)));
 	qplab_plan_free(p);
-	p = plan_of("{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{}},"
-		    "\"steps\":[{\"do\":\"link_down\",\"host\":\"b\"}],"
-		    "\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}");
-	ck_assert(!qplab_inventory_fits(&inv, p, why, sizeof(why)));
-	ck_assert_ptr_nonnull(strstr(why, "host b is not a lab host"));
-	qplab_plan_free(p);
-	p = plan_of("{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{},\"c\":{}},"
-		    "\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to\":\"c\"}],"
-		    "\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}");
-	ck_assert(!qplab_inventory_fits(&inv, p, why, sizeof(why)));
-	ck_assert_str_eq(why, "the scenario needs 3 hosts, the inventory has 2; this one is missing: c");
-	qplab_plan_free(p);
-	p = plan_of("{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{\"mtu\":1280},\"b\":{}},"
-		    "\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to\":\"b\"}],"
-		    "\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}");
-	ck_assert(!qplab_inventory_fits(&inv, p, why, sizeof(why)));
-	ck_assert_ptr_nonnull(strstr(why, "does not allow fault mtu on host a"));
-	qplab_plan_free(p);
-	p = plan_of("{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{}},"
-		    "\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to_address\":\"unroutable\"}],"
-		    "\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}");
-	ck_assert(!qplab_inventory_fits(&inv, p, why, sizeof(why)));
-	ck_assert_ptr_nonnull(strstr(why, "unroutable address"));
-	qplab_plan_free(p);
-	p = plan_of("{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{\"device\":\"second\"}},"
-		    "\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to\":\"b\"}],"
-		    "\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}");
-	ck_assert(!qplab_inventory_fits(&inv, p, why, sizeof(why)));
-	ck_assert_str_eq(why, "host b: device \"second\" needs the lab topology's second netdev");
-	qplab_plan_free(p);
-	p = plan_of("{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{}},"
-		    "\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to\":\"b\"}],"
-		    "\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}],\n"
-		    "\"wire\":[{\"label\":\"l\",\"why\":\"w\",\"handshake\":{\"from\":\"b\",\"to\":\"a\"},\"count\":{\"min\":1}}]}");
-	ck_assert(!qplab_inventory_fits(&inv, p, why, sizeof(why)));
-	ck_assert_str_eq(why, "line 2: wire expectations need a capture of the lab link, which the hosts backend "
-			      "does not take on the machines yet");
-	qplab_plan_free(p);
-	p = plan_of("{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{}},"
-		    "\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to\":\"b\"},{\"do\":\"disable_ipv6\",\"host\":\"a\"}],"
-		    "\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}");
-	ck_assert(!qplab_inventory_fits(&inv, p, why, sizeof(why)));
-	ck_assert_str_eq(why, "step 2: the hosts backend does not carry out disable_ipv6 yet");
-	qplab_plan_free(p);
+	ck_assert_ptr_nonnull(strstr(unfit(&inv,
+			"{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{}},"
+			"\"steps\":[{\"do\":\"link_down\",\"host\":\"b\"}],"
+			"\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}",
+			why, sizeof(why)), "host b is not a lab host"));
+	ck_assert_str_eq(unfit(&inv,
+			"{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{},\"c\":{}},"
+			"\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to\":\"c\"}],"
+			"\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}",
+			why, sizeof(why)), "the scenario needs 3 hosts, the inventory has 2; this one is missing: c");
+	ck_assert_ptr_nonnull(strstr(unfit(&inv,
+			"{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{\"mtu\":1280},\"b\":{}},"
+			"\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to\":\"b\"}],"
+			"\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}",
+			why, sizeof(why)), "does not allow fault mtu on host a"));
+	ck_assert_ptr_nonnull(strstr(unfit(&inv,
+			"{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{}},"
+			"\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to_address\":\"unroutable\"}],"
+			"\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}",
+			why, sizeof(why)), "unroutable address"));
+	ck_assert_str_eq(unfit(&inv,
+			"{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{\"device\":\"second\"}},"
+			"\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to\":\"b\"}],"
+			"\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}",
+			why, sizeof(why)), "host b: device \"second\" needs the lab topology's second netdev");
+	ck_assert_str_eq(unfit(&inv,
+			"{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{}},"
+			"\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to\":\"b\"}],"
+			"\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}],\n"
+			"\"wire\":[{\"label\":\"l\",\"why\":\"w\",\"handshake\":{\"from\":\"b\",\"to\":\"a\"},\"count\":{\"min\":1}}]}",
+			why, sizeof(why)), "line 2: wire expectations need a capture of the lab link, which the hosts backend " "does not take on the machines yet");
+	ck_assert_str_eq(unfit(&inv,
+			"{\"description\":\"d\",\"source\":\"s\",\"hosts\":{\"a\":{},\"b\":{}},"
+			"\"steps\":[{\"do\":\"connect\",\"from\":\"a\",\"to\":\"b\"},{\"do\":\"disable_ipv6\",\"host\":\"a\"}],"
+			"\"expect\":[{\"host\":\"a\",\"code\":\"OK\"}]}",
+			why, sizeof(why)), "step 2: the hosts backend does not carry out disable_ipv6 yet");
 }
 END_TEST
 
