@@ -52,6 +52,8 @@ struct agent {
 	unsigned long connects;
 	struct agent_qpset sets[AGENT_MAX_PEERS];
 	int nsets;
+	/* daemon_refusal: the daemon's refusal count at its last "mark". */
+	uint64_t refusal_mark;
 	/* rdma_max (agent_cgroup.c): set, and each limit (-1 = max); the
 	 * cgroup entered. */
 	bool rdma_max_set;
@@ -76,6 +78,10 @@ void agent_remember(struct agent *a, int rc, const char *text, struct qphs_endpo
  * (agent_stale.c). */
 json_object *agent_op_raw_frame(struct agent *a, json_object *id, json_object *req);
 json_object *agent_op_stale_ack(struct agent *a, json_object *id, json_object *req);
+/* `daemon_refusal` (agent_frame.c): "mark" notes the daemon's refusal
+ * count; without it, the refusal logged since the mark (a frame another
+ * host sent) becomes this host's last outcome. */
+json_object *agent_op_daemon_refusal(struct agent *a, json_object *id, json_object *req);
 /* region: the check region registered again with chosen access flags
  * (agent_region.c). */
 json_object *agent_op_region(struct agent *a, json_object *id, json_object *req);

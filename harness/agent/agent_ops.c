@@ -397,6 +397,8 @@ json_object *agent_serve(struct agent *a, json_object *req, int *quit)
 		return agent_op_fan_in_check(a, id, req);
 	if (!strcmp(op, "raw_frame"))
 		return agent_op_raw_frame(a, id, req);
+	if (!strcmp(op, "daemon_refusal"))
+		return agent_op_daemon_refusal(a, id, req);
 	if (!strcmp(op, "exit")) {
 		*quit = 1;
 		return agent_reply(id, "exit", 1, 0, "");

@@ -292,6 +292,17 @@ char *qplab_agent_req_raw_frame_kind(int id, const char *address, const char *ki
 	return line(id, "raw_frame", x);
 }
 
+char *qplab_agent_req_daemon_refusal(int id, bool mark, int deadline_ms)
+{
+	json_object *x = json_object_new_object();
+
+	if (mark)
+		add_bool(x, "mark", 1);
+	else
+		add_int(x, "deadline_ms", deadline_ms);
+	return line(id, "daemon_refusal", x);
+}
+
 char *qplab_agent_req_exit(int id)
 {
 	return line(id, "exit", NULL);

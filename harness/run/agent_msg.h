@@ -70,6 +70,10 @@ char *qplab_agent_req_raw_frame(int id, const char *address, const uint8_t *byte
  * left out (address: the agent's own daemon). */
 char *qplab_agent_req_raw_frame_kind(int id, const char *address, const char *kind,
 				     const char *peer, int deadline_ms);
+/* daemon_refusal: mark notes the daemon's refusal count; else the agent
+ * takes the refusal its daemon logged since (waiting up to deadline_ms)
+ * as its last outcome (docs/agent-protocol.md "daemon_refusal"). */
+char *qplab_agent_req_daemon_refusal(int id, bool mark, int deadline_ms);
 char *qplab_agent_req_exit(int id);
 /* line (a datapath request) with "notify_posted": true, so the agent
  * writes a `posted` line for it once its first WR is posted.  NULL when

@@ -58,7 +58,8 @@ static const char *step_needs(const struct qplab_plan *p, const struct qplab_ste
 			       ? "to_device: a Mooncake initiator takes the peer's device from its segment descriptor"
 			       : NULL;
 	case QPLAB_STEP_RAW_FRAME:
-		return st->from >= 0 && qplab_host_is_mooncake(p, st->from)
+		return st->from >= 0 && !strcmp(st->frame_kind, "stale_ack") &&
+				       qplab_host_is_mooncake(p, st->from)
 			       ? "stale_ack: a Mooncake host sends no ready-ACK of our making"
 			       : NULL;
 	case QPLAB_STEP_WAIT:

@@ -84,7 +84,8 @@ const char *run_cap_dissector(void);
 	(char *)"infiniband.bth.opcode", (char *)"-e", (char *)"infiniband.bth.psn", (char *)"-e",            \
 	(char *)"infiniband.bth.destqp", (char *)"-e", (char *)"infiniband.bth.padcnt", (char *)"-e",         \
 	(char *)"infiniband.aeth.syndrome", (char *)"-e", (char *)"mooncake.type", (char *)"-e",              \
-	(char *)"mooncake.role", (char *)"-e", (char *)"mooncake.reply_msg"
+	(char *)"mooncake.role", (char *)"-e", (char *)"mooncake.reply_msg", (char *)"-e",             \
+	(char *)"mooncake.error"
 
 /* One tshark for the run (run_tshark.c): started at the first scenario
  * with wire expectations, fed each capture as part of one pcap stream. */

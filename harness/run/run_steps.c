@@ -291,19 +291,54 @@ static int agent_step(struct run_state *s, int si, const struct qplab_step *st, 
 	return 0;
 }
 
-/* Bytes or a named bad frame: `to`'s own agent sends them to its daemon
- * (and reports the reason it logged).  A stale ACK: `from`'s agent sends
- * its previous ready-ACK to `to`. */
+/* The refusal reason of `to`'s daemon for a frame `from` sent it: `to`'s
+ * agent marks its daemon's refusal count before the frame (mark), and
+ * takes the refusal logged since as its last outcome after it, which
+ * become `to`'s code and error_text for the step.  A Mooncake host's
+ * adapter has no such request: its facts stay its report's. */
+static int remote_refusal(struct run_state *s, int si, const struct qplab_step *st, bool mark,
+			  char *err, size_t errlen)
+{
+	struct run_agent *to = &s->ag[st->to];
+	struct qplab_agent_msg m;
+	int id;
+
+	if (!to->pid || !strcmp(to->impl, "mooncake"))
+		return 0;
+	id = to->next_id++;
+	if (!mark)
+		return act(s, st->to, id, qplab_agent_req_daemon_refusal(id, false, scaled(-1, 200)),
+			   reply_wait(scaled(-1, 200)), si, path_of(s, st->from), err, errlen);
+	if (run_agent_call(to, id, qplab_agent_req_daemon_refusal(id, true, -1),
+			   (int)reply_wait(scaled(-1, DL_REPORT)), &m, err, errlen))
+		return -1;
+	qplab_agent_msg_free(&m);
+	return 0;
+}
+
+/* Bytes or a named bad frame: `from`'s agent sends them to `to`'s daemon
+ * over the lab network (and `to`'s agent reports the reason its daemon
+ * logged), or without `from`, `to`'s own agent to its daemon (and reports
+ * the reason).  A stale ACK: `from`'s agent sends its previous ready-ACK
+ * to `to`. */
 static int raw_frame_step(struct run_state *s, int si, const struct qplab_step *st, char *err,
 			  size_t errlen)
 {
+	bool stale = !strcmp(st->frame_kind, "stale_ack"), remote = st->from >= 0 && !stale;
 	int h = st->from >= 0 ? st->from : st->to, dl = scaled(st->deadline_ms, 2000);
-	int id = s->ag[h].next_id++;
-	char *line = st->frame ? qplab_agent_req_raw_frame(id, NULL, st->frame, st->frame_len, dl)
-		     : qplab_agent_req_raw_frame_kind(id, NULL, st->frame_kind,
-						      st->from >= 0 ? path_of(s, st->to) : NULL, dl);
+	const char *addr = remote ? s->ag[st->to].listen : NULL;
+	int id;
+	char *line;
 
-	return act(s, h, id, line, reply_wait(dl), si, path_of(s, st->to), err, errlen);
+	if (remote && remote_refusal(s, si, st, true, err, errlen))
+		return -1;
+	id = s->ag[h].next_id++;
+	line = st->frame ? qplab_agent_req_raw_frame(id, addr, st->frame, st->frame_len, dl)
+			 : qplab_agent_req_raw_frame_kind(id, addr, st->frame_kind,
+							  stale ? path_of(s, st->to) : NULL, dl);
+	if (act(s, h, id, line, reply_wait(dl), si, path_of(s, st->to), err, errlen))
+		return -1;
+	return remote ? remote_refusal(s, si, st, false, err, errlen) : 0;
 }
 
 /* The pattern seed of datapath step si: this run's seed and the step,

@@ -9,7 +9,8 @@
 #include "run_wire.h"
 
 static const char *const kind_names[] = {"wire.handshake", "wire.reply_msg", "wire.roce_nak",
-					 "wire.roce_payload", "wire.roce_sends", "wire.roce_packets"};
+					 "wire.roce_payload", "wire.roce_sends", "wire.roce_packets",
+					 "wire.bad_frame"};
 
 static json_object *str_or_null(const char *s)
 {

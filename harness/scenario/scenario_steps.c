@@ -108,8 +108,10 @@ static void parse_raw_frame(struct sc_ctx *ctx, json_object *o, const char *path
 	snprintf(st->frame_kind, sizeof(st->frame_kind), "%s", kind);
 }
 
-/* raw_frame: `from` sends a stale ready-ACK (kind "stale_ack") to `to`;
- * every other frame goes from `to`'s own agent to its daemon. */
+/* raw_frame: `from` sends a stale ready-ACK (kind "stale_ack") to `to`.
+ * Bytes or a named bad frame go from `from`'s agent to `to`'s daemon over
+ * the lab network when `from` is given, else from `to`'s own agent to its
+ * daemon (over loopback: nothing crosses the lab wire). */
 static void parse_raw_frame_from(struct sc_ctx *ctx, json_object *o, const char *path,
 				 struct qplab_step *st)
 {
@@ -126,9 +128,13 @@ static void parse_raw_frame_from(struct sc_ctx *ctx, json_object *o, const char 
 			qplab__sc_err(ctx, st->line, "a stale ACK goes to another host");
 		return;
 	}
-	if (json_object_object_get_ex(o, "from", NULL))
-		qplab__sc_err(ctx, st->line, "raw_frame takes \"from\" only with kind \"stale_ack\"");
 	parse_raw_frame(ctx, o, path, st);
+	if (!json_object_object_get_ex(o, "from", NULL))
+		return;
+	st->from = host_key(ctx, o, path, "from");
+	if (st->from >= 0 && st->from == st->to)
+		qplab__sc_err(ctx, st->line, "raw_frame: \"from\" is a host other than \"to\" (without "
+			      "\"from\", \"to\"'s own agent sends the frame to its daemon)");
 }
 
 /* hosts[] from the array arr (its key in the step), each host named once

@@ -7,7 +7,7 @@
 #include "wire.h"
 
 static const char *const kinds[] = {"handshake", "reply_msg", "roce_nak", "roce_payload",
-				    "roce_sends", "roce_packets", NULL};
+				    "roce_sends", "roce_packets", "bad_frame", NULL};
 static const char *const msg_types[] = {"connection", "metadata", "notify", "probe", "old-protocol", NULL};
 static const char *const roles[] = {"request", "reply", NULL};
 
@@ -92,10 +92,12 @@ static bool bounds(struct sc_ctx *ctx, json_object *o, const char *path, const c
 
 static void what_keys(struct sc_ctx *ctx, json_object *w, const char *path, struct qplab_wire_expect *e)
 {
+	char sub[SC_PATH_MAX];
 	static const char *const hs_keys[] = {"from", "to", "type", "role", NULL};
 	static const char *const msg_keys[] = {"from", "to", "exact", "prefix", "contains", NULL};
 	static const char *const nak_keys[] = {"from", "to", "syndrome", NULL};
 	static const char *const roce_keys[] = {"from", "to", NULL};
+	static const char *const bad_keys[] = {"from", "to", "code", NULL};
 	const char *s;
 
 	host_key(ctx, w, path, "from", &e->from);
@@ -125,6 +127,20 @@ static void what_keys(struct sc_ctx *ctx, json_object *w, const char *path, stru
 				      "syndrome \"%s\" is not psn_sequence_error, invalid_request, "
 				      "remote_access_error or remote_operational_error", s);
 		break;
+	case QPLAB_WIRE_BAD_FRAME:
+		qplab__sc_only_keys(ctx, w, path, "bad_frame", bad_keys);
+		if (!qplab__sc_str(ctx, w, path, "code", false, &s))
+			break;
+		qplab__sc_join(sub, sizeof(sub), path, "code");
+		if (!qplab_wire_bad_frame_code(s))
+			qplab__sc_err(ctx, qplab__sc_line(ctx, sub),
+				      "code \"%s\" is not a name the dissector gives a bad frame "
+				      "(ERR_FRAME_ZERO_LENGTH, ERR_FRAME_TOO_LONG, ERR_FRAME_BAD_TYPE, "
+				      "ERR_FRAME_EMPTY_BODY, ERR_FRAME_TRUNCATED, ERR_FRAME_NOT_JSON, "
+				      "ERR_FRAME_TRAILING, ERR_BODY_TOO_DEEP)", s);
+		else
+			qplab__sc_copy(ctx, qplab__sc_line(ctx, sub), e->code, sizeof(e->code), s, "code");
+		break;
 	default:
 		qplab__sc_only_keys(ctx, w, path, kinds[e->kind], roce_keys);
 		break;
@@ -134,7 +150,7 @@ static void what_keys(struct sc_ctx *ctx, json_object *w, const char *path, stru
 static void one(struct sc_ctx *ctx, json_object *o, const char *path, struct qplab_wire_expect *e)
 {
 	static const char *const keys[] = {"label", "why", "handshake", "reply_msg", "roce_nak",
-					   "roce_payload", "roce_sends", "roce_packets", "count",
+					   "roce_payload", "roce_sends", "roce_packets", "bad_frame", "count",
 					   "bytes", NULL};
 	char sub[SC_PATH_MAX];
 	const char *s;
@@ -168,7 +184,7 @@ static void one(struct sc_ctx *ctx, json_object *o, const char *path, struct qpl
 	}
 	if (!found) {
 		qplab__sc_err(ctx, e->line, "a wire expectation needs one of handshake, reply_msg, roce_nak, "
-			      "roce_payload, roce_sends, roce_packets");
+			      "roce_payload, roce_sends, roce_packets, bad_frame");
 		return;
 	}
 	if (e->kind == QPLAB_WIRE_ROCE_PAYLOAD) {

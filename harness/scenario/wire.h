@@ -23,6 +23,7 @@ enum qplab_wire_kind {
 	QPLAB_WIRE_ROCE_PAYLOAD,    /* the largest RoCE payload, bytes */
 	QPLAB_WIRE_ROCE_SENDS,      /* the most times one PSN went out (retries + 1) */
 	QPLAB_WIRE_ROCE_PACKETS,    /* RoCE packets at all (count; 0 = none) */
+	QPLAB_WIRE_BAD_FRAME,       /* packets the dissector flags with mooncake.error */
 };
 
 struct qplab_wire_expect {
@@ -33,6 +34,7 @@ struct qplab_wire_expect {
 	char type[16];              /* handshake: connection|metadata|notify|probe|old-protocol, "" any */
 	char role[8];               /* handshake: request|reply, "" any */
 	int syndrome;               /* roce_nak: the AETH syndrome byte */
+	char code[24];              /* bad_frame: a mooncake.error name, "" any */
 	long min, max;              /* count (or bytes) bounds, inclusive; max -1 = none */
 	char *exact, *prefix, *contains; /* reply_msg; NULL when absent */
 };
@@ -53,6 +55,8 @@ struct qplab_wire_pkt {
 	int udp_sport;              /* UDP source port, -1 = none (the runner's marker: 9) */
 	struct qplab_wire_msg msg[QPLAB_WIRE_MSGS];
 	size_t nmsg;
+	char error[QPLAB_WIRE_MSGS][24]; /* mooncake.error: the dissector's bad frames */
+	size_t nerror;
 };
 
 /* A RoCEv2 packet's payload: the UDP length minus the UDP header (8), the
@@ -68,6 +72,11 @@ int qplab_wire_roce_payload(int udp_length, int opcode, int padcnt);
  * 9.7.5.1, table 42); -1 otherwise.  And back (NULL when none). */
 int qplab_wire_syndrome(const char *name);
 const char *qplab_wire_syndrome_name(int syndrome);
+
+/* The names the dissector gives a bad frame in mooncake.error
+ * (wireshark/mooncake.lua, after lib/codec/wire.c and lib/codec/jsonr.c):
+ * true for one of them. */
+bool qplab_wire_bad_frame_code(const char *name);
 
 /* Host addresses for from/to: addrs[h] are host h's addresses (IPv4,
  * IPv6; "" = none), as the capture shows them. */

@@ -66,6 +66,22 @@ const char *qplab_wire_syndrome_name(int syndrome)
 	return NULL;
 }
 
+/* wireshark/mooncake.lua's mooncake.error values: where libqphs's frame
+ * decoder (lib/codec/wire.c) and its JSON reader (lib/codec/jsonr.c)
+ * refuse a frame, under libqphs's names for the error. */
+static const char *const bad_frame_codes[] = {
+	"ERR_FRAME_ZERO_LENGTH", "ERR_FRAME_TOO_LONG", "ERR_FRAME_BAD_TYPE", "ERR_FRAME_EMPTY_BODY",
+	"ERR_FRAME_TRUNCATED",   "ERR_FRAME_NOT_JSON", "ERR_FRAME_TRAILING", "ERR_BODY_TOO_DEEP",
+};
+
+bool qplab_wire_bad_frame_code(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(bad_frame_codes) / sizeof(bad_frame_codes[0]); i++)
+		if (!strcmp(bad_frame_codes[i], name))
+			return true;
+	return false;
+}
+
 void qplab_wire_pkt_free(struct qplab_wire_pkt *p)
 {
 	for (size_t i = 0; i < p->nmsg; i++)
@@ -142,6 +158,10 @@ int qplab_wire_pkt_parse(const char *line, size_t len, struct qplab_wire_pkt *p,
 		p->nmsg = i + 1;
 		if (msg && !(p->msg[i].reply_msg = strdup(msg)))
 			jread_fail(&r, "mooncake_reply_msg", "out of memory");
+	}
+	for (size_t i = 0; i < QPLAB_WIRE_MSGS && field(&r, layers, "mooncake_error", i); i++) {
+		copy(p->error[i], sizeof(p->error[i]), field(&r, layers, "mooncake_error", i));
+		p->nerror = i + 1;
 	}
 	json_object_put(o);
 	if (r.errors) {
@@ -253,6 +273,10 @@ bool qplab_wire_eval(const struct qplab_wire_expect *e, const struct qplab_wire_
 			break;
 		case QPLAB_WIRE_ROCE_SENDS:
 			break;
+		case QPLAB_WIRE_BAD_FRAME:
+			for (size_t m = 0; m < p->nerror; m++)
+				count += !e->code[0] || !strcmp(e->code, p->error[m]);
+			break;
 		}
 	}
 	switch (e->kind) {
@@ -292,6 +316,11 @@ bool qplab_wire_eval(const struct qplab_wire_expect *e, const struct qplab_wire_
 		break;
 	case QPLAB_WIRE_ROCE_PACKETS:
 		snprintf(expected, explen, "%s RoCE packet%s", b, e->max == 1 ? "" : "s");
+		snprintf(observed, obslen, "%ld", count);
+		break;
+	case QPLAB_WIRE_BAD_FRAME:
+		snprintf(expected, explen, "%s bad frame%s (mooncake.error %s)", b, e->max == 1 ? "" : "s",
+			 e->code[0] ? e->code : "of any name");
 		snprintf(observed, obslen, "%ld", count);
 		break;
 	}

@@ -527,6 +527,15 @@ START_TEST(agent_doc_raw_frame_examples_map_to_facts)
 	ck_assert_str_eq(f.reply_received, "Received stale RDMA ready ACK with mismatched peer QP numbers");
 	ck_assert_int_eq(f.daemon_alive, -1); /* not asked */
 	qplab_facts_free(&f);
+
+	/* the target's reason for a frame another host sent: code and text */
+	facts_of_doc("\"op\": \"daemon_refusal\", \"ok\": true,\n \"code\": \"ERR_FRAME_TRUNCATED\"", NULL, &f);
+	ck_assert_str_eq(f.code, "ERR_FRAME_TRUNCATED");
+	ck_assert(!strncmp(f.error_text, "[Handshake] closing connection from ", 36));
+	ck_assert_ptr_nonnull(strstr(f.error_text, "connection ended inside a frame"));
+	ck_assert_str_eq(f.frame_outcome, ""); /* the sender's fact, not this host's */
+	ck_assert_int_eq(f.daemon_alive, -1);
+	qplab_facts_free(&f);
 }
 END_TEST
 
@@ -539,6 +548,17 @@ START_TEST(agent_raw_frame_kind_lines_are_exact)
 	l = qplab_agent_req_raw_frame_kind(5, NULL, "stale_ack", "10.77.0.2:12001@rxe0", -1);
 	ck_assert_str_eq(l, "{\"v\":3,\"id\":5,\"op\":\"raw_frame\",\"kind\":\"stale_ack\","
 			    "\"peer\":\"10.77.0.2:12001@rxe0\"}\n");
+	free(l);
+	/* a named frame to another host's daemon: its address */
+	l = qplab_agent_req_raw_frame_kind(6, "10.77.0.2:12001", "oversize", NULL, 2000);
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":6,\"op\":\"raw_frame\",\"address\":\"10.77.0.2:12001\","
+			    "\"kind\":\"oversize\",\"deadline_ms\":2000}\n");
+	free(l);
+	l = qplab_agent_req_daemon_refusal(7, true, 200);
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":7,\"op\":\"daemon_refusal\",\"mark\":true}\n");
+	free(l);
+	l = qplab_agent_req_daemon_refusal(8, false, 200);
+	ck_assert_str_eq(l, "{\"v\":3,\"id\":8,\"op\":\"daemon_refusal\",\"deadline_ms\":200}\n");
 	free(l);
 }
 END_TEST

@@ -3,6 +3,7 @@
  * logged, so the target agent can report it. */
 #include <string.h>
 
+#include "agent/agent.h"
 #include "hs/bad_frame.h"
 #include "hs_testutil.h"
 #include "qphs.h"
@@ -101,6 +102,63 @@ START_TEST(daemon_refusal_covers_a_connection_body_of_the_wrong_shape)
 }
 END_TEST
 
+static const char *reply_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+		       ? json_object_get_string(v)
+		       : NULL;
+}
+
+/* The agent's `daemon_refusal`, for a frame another host sent its daemon:
+ * "mark" notes the count; the next request takes the refusal logged since
+ * as the host's last outcome, and "none since" is OK. */
+START_TEST(agent_daemon_refusal_takes_what_came_since_the_mark)
+{
+	struct qphs_config cfg;
+	struct agent a;
+	uint8_t buf[QPLAB_BAD_FRAME_MAX], out[64];
+	size_t len;
+	json_object *req, *rep;
+
+	memset(&a, 0, sizeof(a));
+	hs_test_config(&cfg);
+	a.d = hs_test_daemon(&cfg, NULL);
+	/* a refusal before the mark is not this step's */
+	ck_assert_int_eq(qplab_bad_frame("not-json", buf, &len), 0);
+	hs_test_exchange(qphs_daemon_port(a.d), buf, len, 1, out, sizeof(out));
+	req = json_tokener_parse("{\"mark\": true}");
+	rep = agent_op_daemon_refusal(&a, NULL, req);
+	ck_assert_str_eq(reply_str(rep, "code"), "OK");
+	json_object_put(rep);
+	json_object_put(req);
+	ck_assert_int_eq(qplab_bad_frame("truncate", buf, &len), 0);
+	hs_test_exchange(qphs_daemon_port(a.d), buf, len, 1, out, sizeof(out));
+	req = json_tokener_parse("{\"deadline_ms\": 1000}");
+	rep = agent_op_daemon_refusal(&a, NULL, req);
+	/* the truncated frame's row of the error table, not the earlier one */
+	ck_assert_str_eq(reply_str(rep, "code"), qphs_errname(QPHS_ERR_FRAME_TRUNCATED));
+	ck_assert_ptr_nonnull(strstr(reply_str(rep, "error"), "connection ended inside a frame"));
+	ck_assert_str_eq(a.last_code, qphs_errname(QPHS_ERR_FRAME_TRUNCATED));
+	ck_assert_ptr_nonnull(strstr(a.last_error, "connection ended inside a frame"));
+	json_object_put(rep);
+	/* asked again with nothing new: it refused nothing */
+	rep = agent_op_daemon_refusal(&a, NULL, req);
+	ck_assert_str_eq(reply_str(rep, "code"), "OK");
+	ck_assert_str_eq(reply_str(rep, "error"), "");
+	ck_assert_str_eq(a.last_code, "OK");
+	json_object_put(rep);
+	json_object_put(req);
+	req = json_tokener_parse("{\"mark\": 1}");
+	rep = agent_op_daemon_refusal(&a, NULL, req);
+	ck_assert_str_eq(reply_str(rep, "code"), qphs_errname(QPHS_ERR_INVALID_ARGUMENT));
+	json_object_put(rep);
+	json_object_put(req);
+	qphs_daemon_free(a.d);
+}
+END_TEST
+
 START_TEST(daemon_refusal_of_null_daemon_is_empty)
 {
 	struct qphs_daemon_refusal r;
@@ -123,5 +181,6 @@ Suite *suite_daemon_refusal(void)
 	tcase_add_test(tc, daemon_refusal_keeps_the_last_of_several);
 	tcase_add_test(tc, daemon_refusal_covers_a_connection_body_of_the_wrong_shape);
 	tcase_add_test(tc, daemon_refusal_of_null_daemon_is_empty);
+	tcase_add_test(tc, agent_daemon_refusal_takes_what_came_since_the_mark);
 	return s;
 }

@@ -202,6 +202,8 @@ static const struct {
 	{"\"impl\": \"mooncake\"", ", { \"do\": \"raw_frame\", \"from\": \"b\", \"to\": \"a\", \"kind\": \"stale_ack\" }",
 	 "stale_ack"},
 	{"\"impl\": \"mooncake\"", ", { \"do\": \"raw_frame\", \"to\": \"b\", \"kind\": \"zero-length\" }", NULL},
+	/* a named bad frame from a Mooncake host: its adapter sends the bytes */
+	{"\"impl\": \"mooncake\"", ", { \"do\": \"raw_frame\", \"from\": \"b\", \"to\": \"a\", \"kind\": \"garbage\" }", NULL},
 	{"\"impl\": \"mooncake\"",
 	 ", { \"do\": \"wait\", \"host\": \"b\", \"until\": { \"endpoint\": \"NONE\" }, \"deadline_ms\": 10 }",
 	 "its endpoint status"},

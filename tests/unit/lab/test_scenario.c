@@ -73,6 +73,8 @@ static const struct {
 	{"{ \"do\": \"raw_frame\", \"to\": \"b\", \"hex\": \"01 00 00 00 00 00 00 00 ff\" },", QPLAB_STEP_RAW_FRAME},
 	{"{ \"do\": \"raw_frame\", \"to\": \"b\", \"kind\": \"truncate\" },", QPLAB_STEP_RAW_FRAME},
 	{"{ \"do\": \"raw_frame\", \"from\": \"a\", \"to\": \"b\", \"kind\": \"stale_ack\" },", QPLAB_STEP_RAW_FRAME},
+	{"{ \"do\": \"raw_frame\", \"from\": \"a\", \"to\": \"b\", \"kind\": \"oversize\" },", QPLAB_STEP_RAW_FRAME},
+	{"{ \"do\": \"raw_frame\", \"from\": \"c\", \"to\": \"b\", \"hex\": \"03 00 00 00 00 00 00 00 03 7b 7d\" },", QPLAB_STEP_RAW_FRAME},
 	{"{ \"do\": \"datapath\", \"from\": \"a\", \"to\": \"b\", \"bytes\": 65536 },", QPLAB_STEP_DATAPATH},
 	{"{ \"do\": \"wait\", \"host\": \"a\", \"until\": { \"endpoint\": \"DESTROYING\" }, \"deadline_ms\": 3000 },", QPLAB_STEP_WAIT},
 	{"{ \"do\": \"snapshot\", \"name\": \"mid\" },", QPLAB_STEP_SNAPSHOT},
@@ -180,6 +182,16 @@ START_TEST(scenario_step_fields_land_in_the_plan)
 	ck_assert_uint_eq(plan->steps[1].nhosts, 2);
 	ck_assert_int_eq(plan->steps[1].rounds, 50);
 	ck_assert_int_eq(plan->steps[1].barrier_ms, 200);
+	ck_assert_int_eq(plan->steps[0].from, -1); /* c's own agent sends it */
+	qplab_plan_free(plan);
+	/* With from: b's agent sends a's daemon the named frame. */
+	rc = parse(fill("", "{ \"do\": \"raw_frame\", \"from\": \"b\", \"to\": \"a\", \"kind\": \"trailing\" },", ""),
+		   &plan, NULL);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(plan->steps[0].from, 1);
+	ck_assert_int_eq(plan->steps[0].to, 0);
+	ck_assert_str_eq(plan->steps[0].frame_kind, "trailing");
+	ck_assert_ptr_null(plan->steps[0].frame);
 	qplab_plan_free(plan);
 }
 END_TEST
@@ -318,7 +330,12 @@ static const struct {
 	{NULL, "{ \"do\": \"raw_frame\", \"to\": \"a\", \"kind\": \"stall\" },", NULL, "@S@", "bad-frame kind"},
 	{NULL, "{ \"do\": \"raw_frame\", \"to\": \"a\", \"hex\": \"0g\" },", NULL, "@S@", "hex digits"},
 	{NULL, "{ \"do\": \"raw_frame\", \"to\": \"a\", \"hex\": \"00\", \"kind\": \"truncate\" },", NULL, "@S@", "exactly one"},
-	{NULL, "{ \"do\": \"raw_frame\", \"from\": \"b\", \"to\": \"a\", \"kind\": \"truncate\" },", NULL, "@S@", "only with kind \"stale_ack\""},
+	{NULL, "{ \"do\": \"raw_frame\", \"from\": \"a\", \"to\": \"a\", \"kind\": \"truncate\" },", NULL, "@S@", "\"from\" is a host other than \"to\""},
+	{NULL, "{ \"do\": \"raw_frame\", \"from\": \"b\", \"to\": \"b\", \"hex\": \"00\" },", NULL, "@S@", "\"from\" is a host other than \"to\""},
+	{NULL, "{ \"do\": \"raw_frame\", \"from\": \"z\", \"to\": \"a\", \"kind\": \"truncate\" },", NULL, "@S@", "\"z\""},
+	{NULL, "{ \"do\": \"raw_frame\", \"from\": \"b\", \"to\": \"a\", \"kind\": \"stall\" },", NULL, "@S@", "bad-frame kind"},
+	{NULL, "{ \"do\": \"raw_frame\", \"from\": \"b\", \"to\": \"a\" },", NULL, "@S@", "exactly one"},
+	{NULL, "{ \"do\": \"raw_frame\", \"from\": \"b\", \"kind\": \"truncate\" },", NULL, "@S@", "missing required key \"to\""},
 	{NULL, "{ \"do\": \"raw_frame\", \"to\": \"a\", \"kind\": \"stale_ack\" },", NULL, "@S@", "missing required key \"from\""},
 	{NULL, "{ \"do\": \"connect\", \"from\": \"a\", \"to\": \"b\", \"to_device\": \"rxe 1\" },", NULL, "@S@", "to_device is a device name"},
 	{NULL, "{ \"do\": \"connect\", \"from\": \"a\", \"to_address\": \"unowned\", \"to_device\": \"rxe1\" },", NULL, "@S@", "goes with \"to\""},

@@ -41,10 +41,12 @@ START_TEST(wire_section_parses)
 		"    { \"why\": \"w2\", \"roce_nak\": { \"from\": \"b\", \"syndrome\": \"psn_sequence_error\" }, \"count\": { \"min\": 1 } },\n"
 		"    { \"why\": \"w3\", \"roce_payload\": {}, \"bytes\": { \"min\": 256, \"max\": 1024 } },\n"
 		"    { \"why\": \"w4\", \"reply_msg\": { \"from\": \"b\", \"prefix\": \"Local\" } },\n"
-		"    { \"why\": \"w5\", \"roce_packets\": {}, \"count\": 0 }\n"
+		"    { \"why\": \"w5\", \"roce_packets\": {}, \"count\": 0 },\n"
+		"    { \"why\": \"w6\", \"bad_frame\": { \"from\": \"a\", \"to\": \"b\", \"code\": \"ERR_FRAME_TRAILING\" }, \"count\": 1 },\n"
+		"    { \"why\": \"w7\", \"bad_frame\": { \"from\": \"b\" }, \"count\": 0 }\n"
 		"  ] }\n");
 
-	ck_assert_uint_eq(p->nwire, 5);
+	ck_assert_uint_eq(p->nwire, 7);
 	ck_assert_int_eq(p->wire[0].kind, QPLAB_WIRE_HANDSHAKE);
 	ck_assert_int_eq(p->wire[0].from, 0);
 	ck_assert_int_eq(p->wire[0].to, 1);
@@ -61,6 +63,14 @@ START_TEST(wire_section_parses)
 	ck_assert_int_eq(p->wire[3].min, 1); /* at least one reply carried it */
 	ck_assert_str_eq(p->wire[3].prefix, "Local");
 	ck_assert_int_eq(p->wire[4].max, 0);
+	ck_assert_int_eq(p->wire[5].kind, QPLAB_WIRE_BAD_FRAME);
+	ck_assert_int_eq(p->wire[5].from, 0);
+	ck_assert_int_eq(p->wire[5].to, 1);
+	ck_assert_str_eq(p->wire[5].code, "ERR_FRAME_TRAILING");
+	ck_assert_int_eq(p->wire[5].min, 1);
+	ck_assert_int_eq(p->wire[5].max, 1);
+	ck_assert_str_eq(p->wire[6].code, ""); /* any bad frame */
+	ck_assert_int_eq(p->wire[6].to, -1);
 	qplab_plan_free(p);
 }
 END_TEST
@@ -82,6 +92,17 @@ static const struct {
 	{"{ \"why\": \"w\", \"roce_packets\": { \"type\": \"probe\" }, \"count\": 0 }", "type"},
 	{"{ \"why\": \"w\", \"roce_packets\": {}, \"count\": -1 }", "count"},
 	{"{ \"why\": \"w\", \"roce_packets\": {}, \"count\": 0, \"extra\": 1 }", "extra"},
+	{"{ \"why\": \"w\", \"bad_frame\": { \"code\": \"ERR_FRAME_GARBAGE\" }, \"count\": 1 }",
+	 "code \"ERR_FRAME_GARBAGE\" is not a name the dissector gives"},
+	/* an error code, but not one the dissector puts in mooncake.error */
+	{"{ \"why\": \"w\", \"bad_frame\": { \"code\": \"ERR_REJECT_HANDSHAKE\" }, \"count\": 1 }",
+	 "not a name the dissector gives"},
+	{"{ \"why\": \"w\", \"bad_frame\": { \"code\": 3 }, \"count\": 1 }", "code"},
+	{"{ \"why\": \"w\", \"bad_frame\": { \"kind\": \"zero-length\" }, \"count\": 1 }", "kind"},
+	{"{ \"why\": \"w\", \"bad_frame\": { \"from\": \"z\" }, \"count\": 1 }", "z"},
+	{"{ \"why\": \"w\", \"bad_frame\": {} }", "wants \"count\""},
+	{"{ \"why\": \"w\", \"bad_frame\": {}, \"bytes\": 1, \"count\": 1 }", "only roce_payload"},
+	{"{ \"why\": \"w\", \"bad_frame\": {}, \"handshake\": {}, \"count\": 1 }", "this one has more"},
 };
 
 START_TEST(wire_section_refuses_bad_entries)
@@ -136,6 +157,15 @@ static const char *const ek[] = {
 	"{\"timestamp\":\"5\",\"layers\":{\"ip_src\":[\"10.199.0.2\"],\"ip_dst\":[\"10.199.0.1\"],"
 	"\"mooncake_type\":[\"connection\",\"probe\"],\"mooncake_role\":[\"reply\",\"reply\"],"
 	"\"mooncake_reply_msg\":[\"Local RDMA context not found for handshake NIC: mlx5_0\"]}}",
+	/* a->b a bad frame (mooncake.lua bad_frame(): the error field, no
+	 * type or role); a->b the FIN inside a frame (its postdissector);
+	 * b->a a body that is not JSON. */
+	"{\"timestamp\":\"6\",\"layers\":{\"ip_src\":[\"10.199.0.1\"],\"ip_dst\":[\"10.199.0.2\"],"
+	"\"mooncake_error\":[\"ERR_FRAME_ZERO_LENGTH\"]}}",
+	"{\"timestamp\":\"7\",\"layers\":{\"ipv6_src\":[\"fd00:199::1\"],\"ipv6_dst\":[\"fd00:199::2\"],"
+	"\"mooncake_error\":[\"ERR_FRAME_TRUNCATED\"]}}",
+	"{\"timestamp\":\"8\",\"layers\":{\"ip_src\":[\"10.199.0.2\"],\"ip_dst\":[\"10.199.0.1\"],"
+	"\"mooncake_error\":[\"ERR_FRAME_NOT_JSON\"]}}",
 };
 
 static size_t load(struct qplab_wire_pkt *pk)
@@ -160,7 +190,7 @@ START_TEST(tshark_records_are_read)
 	char err[256];
 	struct qplab_wire_pkt junk;
 
-	ck_assert_uint_eq(n, 5);
+	ck_assert_uint_eq(n, 8);
 	ck_assert(pk[0].roce);
 	ck_assert_int_eq(pk[0].payload, 1024);
 	ck_assert_int_eq(pk[0].destqp, 0x12);
@@ -173,6 +203,15 @@ START_TEST(tshark_records_are_read)
 	ck_assert_uint_eq(pk[4].nmsg, 2);
 	ck_assert_str_eq(pk[4].msg[1].type, "probe");
 	ck_assert_ptr_null(pk[4].msg[1].reply_msg);
+	ck_assert_uint_eq(pk[4].nerror, 0);
+	ck_assert_uint_eq(pk[5].nerror, 1);
+	ck_assert_str_eq(pk[5].error[0], "ERR_FRAME_ZERO_LENGTH");
+	ck_assert_uint_eq(pk[5].nmsg, 0);
+	ck_assert_uint_eq(pk[7].nerror, 1);
+	ck_assert_str_eq(pk[7].error[0], "ERR_FRAME_NOT_JSON");
+	ck_assert(qplab_wire_bad_frame_code("ERR_BODY_TOO_DEEP"));
+	ck_assert(!qplab_wire_bad_frame_code("ERR_FRAME_GARBAGE"));
+	ck_assert(!qplab_wire_bad_frame_code(NULL));
 	for (size_t i = 0; i < n; i++)
 		qplab_wire_pkt_free(&pk[i]);
 	ck_assert_int_eq(qplab_wire_pkt_parse("not json", 8, &junk, err, sizeof(err)), -1);
@@ -200,6 +239,18 @@ static const struct {
 	{"\"roce_sends\": { \"from\": \"b\" }, \"count\": { \"min\": 1 }", false, "no RoCE request"},
 	{"\"roce_packets\": { \"from\": \"b\" }, \"count\": 0", false, "1"},
 	{"\"roce_packets\": {}, \"count\": 3", true, "3"},
+	/* one zero-length a->b over IPv4, one truncation over IPv6: both a's */
+	{"\"bad_frame\": { \"from\": \"a\", \"to\": \"b\", \"code\": \"ERR_FRAME_ZERO_LENGTH\" }, \"count\": 1", true, "1"},
+	{"\"bad_frame\": { \"from\": \"a\", \"code\": \"ERR_FRAME_TRUNCATED\" }, \"count\": 1", true, "1"},
+	{"\"bad_frame\": { \"from\": \"a\" }, \"count\": 2", true, "2"},
+	{"\"bad_frame\": { \"from\": \"b\", \"to\": \"a\", \"code\": \"ERR_FRAME_ZERO_LENGTH\" }, \"count\": 0", true, "0"},
+	{"\"bad_frame\": { \"from\": \"a\", \"code\": \"ERR_FRAME_TOO_LONG\" }, \"count\": 1", false, "0"},
+	{"\"bad_frame\": { \"from\": \"b\" }, \"count\": 0", false, "1"},
+	{"\"bad_frame\": {}, \"count\": { \"min\": 3, \"max\": 3 }", true, "3"},
+	/* a flagged frame is no handshake message: a's one Connection request,
+	 * b's one probe reply */
+	{"\"handshake\": { \"from\": \"b\", \"type\": \"probe\" }, \"count\": 1", true, "1"},
+	{"\"handshake\": { \"from\": \"a\" }, \"count\": 1", true, "1"},
 };
 
 START_TEST(wire_expectations_evaluate)
