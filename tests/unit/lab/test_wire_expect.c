@@ -275,6 +275,70 @@ START_TEST(wire_expectations_evaluate)
 }
 END_TEST
 
+/* Shared mode: every host's address is local to the one namespace, so the
+ * client's source is the daemon's own address (b's here, 10.199.0.2) and
+ * only the daemon's end names its host. */
+static const char *const shared_ek[] = {
+	"{\"timestamp\":\"1\",\"layers\":{\"ip_src\":[\"10.199.0.2\"],\"ip_dst\":[\"10.199.0.2\"],"
+	"\"mooncake_type\":[\"connection\"],\"mooncake_role\":[\"request\"]}}",
+	"{\"timestamp\":\"2\",\"layers\":{\"ip_src\":[\"10.199.0.2\"],\"ip_dst\":[\"10.199.0.2\"],"
+	"\"mooncake_type\":[\"connection\"],\"mooncake_role\":[\"reply\"],"
+	"\"mooncake_reply_msg\":[\"\"]}}",
+	"{\"timestamp\":\"3\",\"layers\":{\"ip_src\":[\"10.199.0.2\"],\"ip_dst\":[\"10.199.0.2\"],"
+	"\"mooncake_error\":[\"ERR_FRAME_ZERO_LENGTH\"]}}",
+	/* a RoCE packet keeps its GIDs' addresses: matched by them */
+	"{\"timestamp\":\"4\",\"layers\":{\"ip_src\":[\"10.199.0.1\"],\"ip_dst\":[\"10.199.0.2\"],\"udp_length\":[\"1064\"],"
+	"\"infiniband_bth_opcode\":[\"10\"],\"infiniband_bth_psn\":[\"7\"],\"infiniband_bth_destqp\":[\"0x000012\"],"
+	"\"infiniband_bth_padcnt\":[\"0\"]}}",
+};
+
+static const struct {
+	const char *wire;
+	bool ok;
+	const char *observed;
+} shared_evals[] = {
+	{"\"handshake\": { \"from\": \"a\", \"to\": \"b\", \"role\": \"request\" }, \"count\": 1", true, "1"},
+	{"\"handshake\": { \"from\": \"c\", \"to\": \"b\", \"role\": \"request\" }, \"count\": 1", true, "1"},
+	{"\"handshake\": { \"from\": \"b\", \"to\": \"a\", \"role\": \"reply\" }, \"count\": 1", true, "1"},
+	/* the daemon's end is b's: nothing went to a's daemon or came from it */
+	{"\"handshake\": { \"from\": \"b\", \"to\": \"a\", \"role\": \"request\" }, \"count\": 0", true, "0"},
+	{"\"handshake\": { \"to\": \"a\" }, \"count\": 1", true, "1"},
+	{"\"handshake\": { \"from\": \"a\", \"role\": \"reply\" }, \"count\": 0", true, "0"},
+	{"\"handshake\": { \"from\": \"b\", \"to\": \"b\" }, \"count\": 0", true, "0"},
+	{"\"bad_frame\": { \"from\": \"a\", \"to\": \"b\" }, \"count\": 1", true, "1"},
+	{"\"bad_frame\": { \"to\": \"a\" }, \"count\": 0", true, "0"},
+	{"\"roce_packets\": { \"from\": \"a\", \"to\": \"b\" }, \"count\": 1", true, "1"},
+	{"\"roce_packets\": { \"from\": \"b\" }, \"count\": 0", true, "0"},
+};
+
+START_TEST(wire_shared_mode_names_the_daemons_end)
+{
+	struct qplab_wire_pkt pk[4];
+	struct qplab_wire_hosts hosts = {.addr = {{"10.199.0.1", ""}, {"10.199.0.2", ""}, {"10.199.0.3", ""}},
+					 .n = 3};
+	char text[2048], expected[256], observed[256], err[256];
+	struct qplab_plan *p;
+
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_msg(qplab_wire_pkt_parse(shared_ek[i], strlen(shared_ek[i]), &pk[i], err, sizeof(err)) == 0,
+			      "%zu: %s", i, err);
+	snprintf(text, sizeof(text),
+		 "{ \"description\": \"d\", \"source\": \"s\", \"hosts\": { \"a\": {}, \"b\": {}, \"c\": {} },\n"
+		 "  \"steps\": [ { \"do\": \"connect\", \"from\": \"a\", \"to\": \"b\" } ],\n"
+		 "  \"expect\": [ { \"hosts\": \"all\", \"daemon_alive\": true } ],\n"
+		 "  \"wire\": [ { \"why\": \"w\", %s } ] }\n",
+		 shared_evals[_i].wire);
+	p = plan_test_parse(text);
+	ck_assert_msg(qplab_wire_eval(&p->wire[0], pk, 4, &hosts, expected, sizeof(expected), observed,
+				      sizeof(observed)) == shared_evals[_i].ok,
+		      "%s: expected %s, observed %s", shared_evals[_i].wire, expected, observed);
+	ck_assert_str_eq(observed, shared_evals[_i].observed);
+	qplab_plan_free(p);
+	for (size_t i = 0; i < 4; i++)
+		qplab_wire_pkt_free(&pk[i]);
+}
+END_TEST
+
 /* A pcap (microseconds) with records at the given seconds, 10 bytes each. */
 static void write_pcap(const char *path, const int *secs, size_t n, bool cut_last)
 {
@@ -350,6 +414,7 @@ Suite *suite_wire_expect(void)
 	tcase_add_test(tc, roce_payload_follows_the_header_layout);
 	tcase_add_test(tc, tshark_records_are_read);
 	tcase_add_loop_test(tc, wire_expectations_evaluate, 0, sizeof(evals) / sizeof(evals[0]));
+	tcase_add_loop_test(tc, wire_shared_mode_names_the_daemons_end, 0, sizeof(shared_evals) / sizeof(shared_evals[0]));
 	tcase_add_test(tc, pcap_split_cuts_windows_and_bounds_them);
 	return s;
 }
