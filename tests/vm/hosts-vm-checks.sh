@@ -20,7 +20,8 @@ PROG=hosts-vm-checks
 [ $# = 3 ] || { echo "usage: hosts-vm-checks.sh OUT KERNEL-A KERNEL-B" >&2; exit 2; }
 OUT=$1 ka=$2 kb=$3
 INV=${QPLAB_VM_INVENTORY:?runs under qplab vm --guest}
-Q=${QPLAB_BUILD:-$ROOT/build}/qplab
+# Absolute, as the inventory names it: the agent in guest a is found by it.
+Q=$(readlink -f "${QPLAB_BUILD:-$ROOT/build}")/qplab
 fail() { echo "# FAIL: $*"; exit 1; }
 note() { echo "# $*"; }
 cp "$INV" "$OUT/inventory.json"

@@ -28,7 +28,8 @@ PROG=hosts-vm
 # shellcheck source=netns/lib.sh
 . "$ROOT/netns/lib.sh"
 ka=${1:-6.1} kb=${2:-7}
-BUILD=${QPLAB_BUILD:-$ROOT/build}
+# Absolute: the guests run the same path, and part 2 looks for it there.
+BUILD=$(readlink -f "${QPLAB_BUILD:-$ROOT/build}")
 Q=$BUILD/qplab
 OUT=$BUILD/check-lab/hosts-vm
 [ -x "$Q" ] || { echo "not ok 1 - $Q not built"; exit 1; }
