@@ -11,7 +11,8 @@
 # effect) in one run, which must pass; with the full set (the default
 # kernel) that run has --ablate: every smoke scenario with a fault must
 # come out sensitive, and tests/lab/ablate-vacuous.json insensitive (exit
-# 1).  Outputs under build/check-lab/.
+# 1), and --capture (with the `capture` scenario, basic/connect-1qp): every
+# scenario that ran has its pcap, and the wire expectations hold.  Outputs under build/check-lab/.
 require_cmd python3
 build=${QPLAB_BUILD:-$QPLAB_ROOT/build}
 Q=$build/qplab
@@ -107,11 +108,14 @@ note "runner killed (SIGKILL) in a scenario, one undo made to fail, then down --
 # last).  Every scenario must pass or skip.
 t0=${EPOCHREALTIME/[.,]/}
 rc=0
-abl=() want=0
+abl=() cap=() want=0
 if [ "${QPLAB_VM_SET:-full}" = full ]; then
 	abl=(--ablate "$LAB/ablate-vacuous.json" --tag ablate) want=1
+	# ... and captured: a pcap per scenario, and the wire expectations of
+	# the `capture` scenario evaluated through tshark and our dissector.
+	cap=(--capture --tag capture)
 fi
-"$Q" run scenarios "$LAB"/steps-*.json "${abl[@]}" --tag smoke --tag steps --out "$OUT/smoke" \
+"$Q" run scenarios "$LAB"/steps-*.json "${abl[@]}" "${cap[@]}" --tag smoke --tag steps --out "$OUT/smoke" \
 	>"$OUT/smoke.tap" 2>"$OUT/smoke.err" || rc=$?
 sed 's/^/  /' "$OUT/smoke.tap"
 [ $rc = $want ] || fail "smoke slice and step self-tests${abl:+ (--ablate)}: exit $rc, want $want (stderr: $OUT/smoke.err)"
@@ -141,6 +145,23 @@ for i in faulty:
     assert a["verdict"] == "sensitive" and a["failed"] and a["twin_ms"] > 0, (i, a)
 PYEOF
 fi
+if [ ${#cap[@]} -gt 0 ]; then
+	"$PY" - "$OUT/smoke/results.json" "$OUT/smoke" <<'PYEOF' || fail "results.json: the captured slice is wrong"
+import json, os, sys
+scs = json.load(open(sys.argv[1]))["runs"][0]["scenarios"]
+ran = [s for s in scs if s["status"] in ("pass", "fail")]
+for s in ran:
+    pc = s.get("pcaps") or []
+    assert pc, ("no pcap", s["id"])
+    for p in pc:
+        assert not p["truncated"] and os.path.getsize(os.path.join(sys.argv[2], p["path"])) > 24, (s["id"], p)
+one = [s for s in scs if s["id"] == "basic/connect-1qp"][0]
+wire = [e for e in one["expectations"] if e.get("wire")]
+assert one["status"] == "pass" and len(wire) >= 3 and all(e["ok"] for e in wire), (one["status"], wire)
+print("# captured: %d scenarios with a pcap each, %d packets; basic/connect-1qp: %d wire expectations ok" %
+      (len(ran), sum(p["packets"] for s in ran for p in s["pcaps"]), len(wire)))
+PYEOF
+fi
 left=$(lab_leftovers)
 [ -z "$left" ] || fail "left over after the smoke run: $left"
-note "smoke slice + step self-tests${abl:+ with --ablate}: $(grep -c '^ok' "$OUT/smoke.tap") ok in $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms; $(grep '^# overhead' "$OUT/smoke.tap" | cut -c3-)${abl:+; $(grep '^# ablation: [0-9]' "$OUT/smoke.tap" | cut -c3-)}"
+note "smoke slice + step self-tests${abl:+ with --ablate}${cap:+ and --capture}: $(grep -c '^ok' "$OUT/smoke.tap") ok in $(( (${EPOCHREALTIME/[.,]/} - t0) / 1000 )) ms; $(grep '^# overhead' "$OUT/smoke.tap" | cut -c3-)${abl:+; $(grep '^# ablation: [0-9]' "$OUT/smoke.tap" | cut -c3-)}"
