@@ -54,6 +54,24 @@ static void word_key(struct sc_ctx *ctx, json_object *o, const char *path, const
 	qplab__sc_copy(ctx, qplab__sc_line(ctx, sub), dst, dstlen, s, key);
 }
 
+/* handshake "ready_ack": true or false (the body's ready_ack), or "none"
+ * (no such key, as an old peer sends): mooncake.ready_ack_key's words. */
+static void ready_ack_key(struct sc_ctx *ctx, json_object *w, const char *path, struct qplab_wire_expect *e)
+{
+	char sub[SC_PATH_MAX];
+	json_object *v;
+
+	if (!json_object_object_get_ex(w, "ready_ack", &v))
+		return;
+	qplab__sc_join(sub, sizeof(sub), path, "ready_ack");
+	if (json_object_is_type(v, json_type_boolean))
+		snprintf(e->ready_ack, sizeof(e->ready_ack), "%s", json_object_get_boolean(v) ? "true" : "false");
+	else if (json_object_is_type(v, json_type_string) && !strcmp(json_object_get_string(v), "none"))
+		snprintf(e->ready_ack, sizeof(e->ready_ack), "none");
+	else
+		qplab__sc_err(ctx, qplab__sc_line(ctx, sub), "ready_ack is true, false or \"none\" (no ready_ack key)");
+}
+
 /* key: an integer N (exactly N) or {"min": N, "max": N}. */
 static bool bounds(struct sc_ctx *ctx, json_object *o, const char *path, const char *key, bool required,
 		   struct qplab_wire_expect *e)
@@ -92,7 +110,7 @@ static bool bounds(struct sc_ctx *ctx, json_object *o, const char *path, const c
 
 static void what_keys(struct sc_ctx *ctx, json_object *w, const char *path, struct qplab_wire_expect *e)
 {
-	static const char *const hs_keys[] = {"from", "to", "type", "role", NULL};
+	static const char *const hs_keys[] = {"from", "to", "type", "role", "ready_ack", NULL};
 	static const char *const msg_keys[] = {"from", "to", "exact", "prefix", "contains", NULL};
 	static const char *const nak_keys[] = {"from", "to", "syndrome", NULL};
 	static const char *const roce_keys[] = {"from", "to", NULL};
@@ -105,6 +123,7 @@ static void what_keys(struct sc_ctx *ctx, json_object *w, const char *path, stru
 		qplab__sc_only_keys(ctx, w, path, "handshake", hs_keys);
 		word_key(ctx, w, path, "type", msg_types, e->type, sizeof(e->type));
 		word_key(ctx, w, path, "role", roles, e->role, sizeof(e->role));
+		ready_ack_key(ctx, w, path, e);
 		break;
 	case QPLAB_WIRE_REPLY_MSG:
 		qplab__sc_only_keys(ctx, w, path, "reply_msg", msg_keys);
