@@ -10,6 +10,8 @@ static const char *const kinds[] = {"handshake", "reply_msg", "roce_nak", "roce_
 				    "roce_sends", "roce_packets", NULL};
 static const char *const msg_types[] = {"connection", "metadata", "notify", "probe", "old-protocol", NULL};
 static const char *const roles[] = {"request", "reply", NULL};
+/* A handshake expectation's keys when it has ready_ack. */
+static const char *const hs_ack_keys[] = {"from", "to", "type", "role", "ready_ack", NULL};
 
 void qplab_wire_free(struct qplab_wire_expect *e, size_t n)
 {
@@ -110,7 +112,7 @@ static bool bounds(struct sc_ctx *ctx, json_object *o, const char *path, const c
 
 static void what_keys(struct sc_ctx *ctx, json_object *w, const char *path, struct qplab_wire_expect *e)
 {
-	static const char *const hs_keys[] = {"from", "to", "type", "role", "ready_ack", NULL};
+	static const char *const hs_keys[] = {"from", "to", "type", "role", NULL};
 	static const char *const msg_keys[] = {"from", "to", "exact", "prefix", "contains", NULL};
 	static const char *const nak_keys[] = {"from", "to", "syndrome", NULL};
 	static const char *const roce_keys[] = {"from", "to", NULL};
@@ -120,7 +122,8 @@ static void what_keys(struct sc_ctx *ctx, json_object *w, const char *path, stru
 	host_key(ctx, w, path, "to", &e->to);
 	switch (e->kind) {
 	case QPLAB_WIRE_HANDSHAKE:
-		qplab__sc_only_keys(ctx, w, path, "handshake", hs_keys);
+		qplab__sc_only_keys(ctx, w, path, "handshake",
+				    json_object_object_get_ex(w, "ready_ack", NULL) ? hs_ack_keys : hs_keys);
 		word_key(ctx, w, path, "type", msg_types, e->type, sizeof(e->type));
 		word_key(ctx, w, path, "role", roles, e->role, sizeof(e->role));
 		ready_ack_key(ctx, w, path, e);
