@@ -62,6 +62,8 @@ local pf = {
 	reply_msg = ProtoField.string("mooncake.reply_msg", "reply_msg"),
 	payload = ProtoField.string("mooncake.payload", "payload"),
 	ready_ack = ProtoField.bool("mooncake.ready_ack", "ready_ack"),
+	ready_ack_key = ProtoField.string("mooncake.ready_ack_key", "ready_ack key",
+		"true, false, or none (no ready_ack bool in the body); on every message"),
 	path_mtu = ProtoField.uint32("mooncake.qphs_path_mtu", "qphs_path_mtu"),
 	-- Notify
 	notify_name = ProtoField.string("mooncake.notify.name", "name"),
@@ -622,6 +624,10 @@ local function dissect_frame(tvb, pinfo, tree, off, len)
 		t:add(pf.type, tvb(off + 8, 0), name):set_generated()
 	end
 	t:add(pf.role, tvb(off, 0), role):set_generated()
+	-- On every message, unlike mooncake.ready_ack, so that its values line
+	-- up with mooncake.type's when one segment carries several messages.
+	local ack = v.t == "object" and (not typed or first == 0) and member(v, "ready_ack")
+	t:add(pf.ready_ack_key, tvb(off, 0), ack and ack.t == "bool" and tostring(ack.v) or "none"):set_generated()
 	local trimmed = #body -- the JSON minus trailing whitespace, as hs decode prints it
 	while trimmed > 0 and WS_BYTE[body:byte(trimmed)] do trimmed = trimmed - 1 end
 	t:add(pf.json, body_tvb(0, trimmed), body:sub(1, trimmed))

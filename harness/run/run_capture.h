@@ -79,6 +79,7 @@ const char *run_cap_dissector(void);
 
 /* The fields tshark writes for the wire expectations (-e ...). */
 #define RUN_TSHARK_FIELDS                                                                             \
+	(char *)"-e", (char *)"mooncake.ready_ack_key",                                               \
 	(char *)"-e", (char *)"ip.src", (char *)"-e", (char *)"ip.dst", (char *)"-e", (char *)"ipv6.src",     \
 	(char *)"-e", (char *)"ipv6.dst", (char *)"-e", (char *)"udp.length", (char *)"-e",                  \
 	(char *)"infiniband.bth.opcode", (char *)"-e", (char *)"infiniband.bth.psn", (char *)"-e",            \

@@ -10,6 +10,8 @@ static const char *const kinds[] = {"handshake", "reply_msg", "roce_nak", "roce_
 				    "roce_sends", "roce_packets", "bad_frame", NULL};
 static const char *const msg_types[] = {"connection", "metadata", "notify", "probe", "old-protocol", NULL};
 static const char *const roles[] = {"request", "reply", NULL};
+/* A handshake expectation's keys when it has ready_ack. */
+static const char *const hs_ack_keys[] = {"from", "to", "type", "role", "ready_ack", NULL};
 
 void qplab_wire_free(struct qplab_wire_expect *e, size_t n)
 {
@@ -52,6 +54,24 @@ static void word_key(struct sc_ctx *ctx, json_object *o, const char *path, const
 		return;
 	}
 	qplab__sc_copy(ctx, qplab__sc_line(ctx, sub), dst, dstlen, s, key);
+}
+
+/* handshake "ready_ack": true or false (the body's ready_ack), or "none"
+ * (no such key, as an old peer sends): mooncake.ready_ack_key's words. */
+static void ready_ack_key(struct sc_ctx *ctx, json_object *w, const char *path, struct qplab_wire_expect *e)
+{
+	char sub[SC_PATH_MAX];
+	json_object *v;
+
+	if (!json_object_object_get_ex(w, "ready_ack", &v))
+		return;
+	qplab__sc_join(sub, sizeof(sub), path, "ready_ack");
+	if (json_object_is_type(v, json_type_boolean))
+		snprintf(e->ready_ack, sizeof(e->ready_ack), "%s", json_object_get_boolean(v) ? "true" : "false");
+	else if (json_object_is_type(v, json_type_string) && !strcmp(json_object_get_string(v), "none"))
+		snprintf(e->ready_ack, sizeof(e->ready_ack), "none");
+	else
+		qplab__sc_err(ctx, qplab__sc_line(ctx, sub), "ready_ack is true, false or \"none\" (no ready_ack key)");
 }
 
 /* key: an integer N (exactly N) or {"min": N, "max": N}. */
@@ -104,9 +124,11 @@ static void what_keys(struct sc_ctx *ctx, json_object *w, const char *path, stru
 	host_key(ctx, w, path, "to", &e->to);
 	switch (e->kind) {
 	case QPLAB_WIRE_HANDSHAKE:
-		qplab__sc_only_keys(ctx, w, path, "handshake", hs_keys);
+		qplab__sc_only_keys(ctx, w, path, "handshake",
+				    json_object_object_get_ex(w, "ready_ack", NULL) ? hs_ack_keys : hs_keys);
 		word_key(ctx, w, path, "type", msg_types, e->type, sizeof(e->type));
 		word_key(ctx, w, path, "role", roles, e->role, sizeof(e->role));
+		ready_ack_key(ctx, w, path, e);
 		break;
 	case QPLAB_WIRE_REPLY_MSG:
 		qplab__sc_only_keys(ctx, w, path, "reply_msg", msg_keys);

@@ -31,6 +31,7 @@ struct qplab_wire_expect {
 	char *label, *why;          /* why: the rule the expectation follows (required) */
 	enum qplab_wire_kind kind;
 	int from, to;               /* host indexes, -1 = any */
+	char ready_ack[8];          /* handshake: true|false|none (no ready_ack key), "" any */
 	char type[16];              /* handshake: connection|metadata|notify|probe|old-protocol, "" any */
 	char role[8];               /* handshake: request|reply, "" any */
 	int syndrome;               /* roce_nak: the AETH syndrome byte */
@@ -44,6 +45,7 @@ struct qplab_wire_expect {
 #define QPLAB_WIRE_MSGS 4
 struct qplab_wire_msg {
 	char type[16], role[8];
+	char ready_ack[8];          /* mooncake.ready_ack_key: true, false, none */
 	char *reply_msg;            /* owned; NULL = the message had none */
 };
 struct qplab_wire_pkt {

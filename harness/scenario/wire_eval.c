@@ -155,6 +155,8 @@ int qplab_wire_pkt_parse(const char *line, size_t len, struct qplab_wire_pkt *p,
 
 		copy(p->msg[i].type, sizeof(p->msg[i].type), field(&r, layers, "mooncake_type", i));
 		copy(p->msg[i].role, sizeof(p->msg[i].role), field(&r, layers, "mooncake_role", i));
+		copy(p->msg[i].ready_ack, sizeof(p->msg[i].ready_ack),
+		     field(&r, layers, "mooncake_ready_ack_key", i));
 		p->nmsg = i + 1;
 		if (msg && !(p->msg[i].reply_msg = strdup(msg)))
 			jread_fail(&r, "mooncake_reply_msg", "out of memory");
@@ -287,7 +289,8 @@ bool qplab_wire_eval(const struct qplab_wire_expect *e, const struct qplab_wire_
 					count += !strcmp(g->role, "reply") && text_ok(e, g->reply_msg);
 				else
 					count += (!e->type[0] || !strcmp(e->type, g->type)) &&
-						 (!e->role[0] || !strcmp(e->role, g->role));
+						 (!e->role[0] || !strcmp(e->role, g->role)) &&
+						 (!e->ready_ack[0] || !strcmp(e->ready_ack, g->ready_ack));
 			}
 			break;
 		case QPLAB_WIRE_ROCE_NAK:
@@ -310,8 +313,9 @@ bool qplab_wire_eval(const struct qplab_wire_expect *e, const struct qplab_wire_
 	}
 	switch (e->kind) {
 	case QPLAB_WIRE_HANDSHAKE:
-		snprintf(expected, explen, "%s %s message%s (%s %s)", b, e->type[0] ? e->type : "handshake",
-			 e->max == 1 ? "" : "s", e->role[0] ? e->role : "request or reply", "on the wire");
+		snprintf(expected, explen, "%s %s message%s (%s%s%s %s)", b, e->type[0] ? e->type : "handshake",
+			 e->max == 1 ? "" : "s", e->role[0] ? e->role : "request or reply",
+			 e->ready_ack[0] ? ", ready_ack " : "", e->ready_ack, "on the wire");
 		snprintf(observed, obslen, "%ld", count);
 		break;
 	case QPLAB_WIRE_REPLY_MSG:

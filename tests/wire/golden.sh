@@ -114,16 +114,16 @@ test_fields() {
 		-e mooncake.metadata.buffer.rkey -e mooncake.metadata.buffer.lkey -e mooncake.local_nic_path \
 		-e mooncake.peer_nic_path -e mooncake.local_lid -e mooncake.local_gid -e mooncake.qp_num \
 		-e mooncake.qp_count -e mooncake.reply_msg -e mooncake.ready_ack -e mooncake.qphs_path_mtu \
-		-e mooncake.member || return 0
+		-e mooncake.member -e mooncake.ready_ack_key || return 0
 	# The columns after dissect's own eight, per connection.
 	want=$(printf '%s\t' 10.0.0.1:15000 rdma mlx5_0 7 "$gid" cpu:0 "$(printf '0x%016x' $addr)" 4096 \
 		"$(printf '0x%08x' $rkey)" "$(printf '0x%08x' $lkey)" '' '' '' '' '' '' '' '' '' \
-		'priority_matrix: object')
+		'priority_matrix: object' none)
 	field_row 0 "Metadata: name, protocol, device, buffer" "$want"
 	want=$(printf '%s\t' '' '' '' '' '' '' '' '' '' '' 10.0.0.1:15123@mlx5_0 10.0.0.2:16000@mlx5_1 3 "$gid" \
-		65,66,67 3 'MTU mismatch' 1 1024 'efa_addr: fe80::1')
+		65,66,67 3 'MTU mismatch' 1 1024 'efa_addr: fe80::1' true)
 	field_row 1 "Connection: every HandShakeDesc key, an unknown one as mooncake.member" "$want"
-	want=$(printf '%s\t' '' '' '' '' '' '' '' '' '' '' '' '' '' '' 1 2)
+	want=$(printf '%s\t' '' '' '' '' '' '' '' '' '' '' '' '' '' '' 1 2 '' '' '' '' none)
 	field_row 2 "Connection of the wrong shape: only the good values" "$want"
 	if grep -q 'local_lid: not an integer' "$T/tshark.out" && grep -q 'qp_num\[1\]: not a 32-bit' "$T/tshark.out"; then
 		ok "Connection of the wrong shape: expert infos name local_lid and qp_num[1]"
