@@ -58,14 +58,15 @@ char **run_hosts_argv(const struct run_host *h, const char *const *remote)
 /* One ssh session per machine that every later command rides on: a key
  * exchange costs seconds under TCG and on a loaded host.  The master is
  * the runner's child in a group of its own, stopped by run_hosts_stop; a
- * master that does not come up leaves plain ssh. */
-static void start_master(struct run_host *h)
+ * master that does not come up leaves plain ssh.  Every machine's is
+ * started (master_spawn) before the first is waited for (master_wait):
+ * the key exchanges overlap. */
+static void master_spawn(struct run_host *h)
 {
 	char **argv = qplab_inv_ssh_argv(h->inv, NULL), **m;
 	char path[sizeof(h->ctl) + 16];
 	struct run_spawn sp = {.own_group = true, .err_path = "/dev/null"};
 	size_t n = 0;
-	double deadline;
 
 	if (!argv)
 		return;
@@ -91,7 +92,11 @@ static void start_master(struct run_host *h)
 	}
 	free(m);
 	qplab_inv_argv_free(argv);
-	deadline = run_now_ms() + 30000 * run_mult();
+}
+
+/* Until h's master listens on its socket, it ends, or deadline (ms). */
+static void master_wait(struct run_host *h, double deadline)
+{
 	while (h->master && access(h->ctl, F_OK) && run_now_ms() < deadline && !qplab_run_interrupted) {
 		struct timespec ts = {0, 50 * 1000 * 1000};
 
@@ -130,29 +135,38 @@ void run_hosts_stop(struct run_topo *t)
 	}
 }
 
-int run_hosts_exec(const struct run_host *h, const char *const *remote, char **out, bool quiet)
+/* Starts one command on h (its output read by exec_finish); -1 when it
+ * cannot be started. */
+static int exec_start(const struct run_host *h, const char *const *remote, bool quiet, struct run_spawn *sp)
 {
 	char **argv = run_hosts_argv(h, remote);
-	struct run_spawn sp = {.err_path = quiet ? "/dev/null" : NULL};
-	size_t len = 0, cap = 0;
-	char *buf = NULL;
 	int rc;
 
-	if (out)
-		*out = NULL;
+	memset(sp, 0, sizeof(*sp));
+	sp->err_path = quiet ? "/dev/null" : NULL;
 	if (!argv)
 		return -1;
-	sp.argv = argv;
+	sp->argv = argv;
 	if (getenv("QPLAB_RUN_TRACE")) {
 		fprintf(stderr, "qplab run: host %s:", h->name);
 		for (int i = 0; argv[i]; i++)
 			fprintf(stderr, " %s", argv[i]);
 		fputc('\n', stderr);
 	}
-	rc = run_spawn_start(&sp);
+	rc = run_spawn_start(sp);
 	qplab_inv_argv_free(argv);
-	if (rc)
-		return -1;
+	sp->argv = NULL;
+	return rc ? -1 : 0;
+}
+
+/* Reads a started command's output to its end (into *out, malloc'd, when
+ * out is not NULL) and returns its exit status. */
+static int exec_finish(struct run_spawn *sp, char **out)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	int rc;
+
 	for (;;) {
 		ssize_t got;
 
@@ -163,14 +177,14 @@ int run_hosts_exec(const struct run_host *h, const char *const *remote, char **o
 				break;
 			buf = n;
 		}
-		got = read(sp.from_fd, buf + len, cap - len - 1);
+		got = read(sp->from_fd, buf + len, cap - len - 1);
 		if (got == 0 || (got < 0 && errno != EINTR))
 			break;
 		if (got > 0)
 			len += (size_t)got;
 	}
-	close(sp.from_fd);
-	rc = run_spawn_wait(sp.pid);
+	close(sp->from_fd);
+	rc = run_spawn_wait(sp->pid);
 	if (buf)
 		buf[len] = '\0';
 	if (out)
@@ -178,6 +192,17 @@ int run_hosts_exec(const struct run_host *h, const char *const *remote, char **o
 	else
 		free(buf);
 	return rc;
+}
+
+int run_hosts_exec(const struct run_host *h, const char *const *remote, char **out, bool quiet)
+{
+	struct run_spawn sp;
+
+	if (out)
+		*out = NULL;
+	if (exec_start(h, remote, quiet, &sp))
+		return -1;
+	return exec_finish(&sp, out);
 }
 
 /* Line k (0-based) of text into dst, "" when there is none. */
@@ -196,16 +221,17 @@ static void line_at(const char *text, int k, char *dst, size_t len)
 
 int run_hosts_topo(const struct qplab_inventory *inv, struct run_topo *t, char *err, size_t errlen)
 {
+	struct run_spawn facts[QPLAB_MAX_HOSTS];
+	int started[QPLAB_MAX_HOSTS];
+	double deadline;
+
 	memset(t, 0, sizeof(*t));
 	snprintf(t->id, sizeof(t->id), "hosts");
 	snprintf(t->mode, sizeof(t->mode), "hosts");
 	t->inv = inv;
-	for (size_t i = 0; i < inv->nhosts; i++) {
+	for (size_t i = 0; i < inv->nhosts && t->nhosts < QPLAB_MAX_HOSTS; i++) {
 		const struct qplab_inv_host *ih = &inv->hosts[i];
 		struct run_host *h = &t->hosts[t->nhosts++];
-		const char *remote[] = {"sh", "-c", FACTS_SCRIPT, "sh", ih->netdev, ih->device, NULL};
-		char *out = NULL, mtu[16];
-		int rc;
 
 		snprintf(h->name, sizeof(h->name), "%s", ih->name);
 		snprintf(h->rxe, sizeof(h->rxe), "%s", ih->device);
@@ -213,8 +239,25 @@ int run_hosts_topo(const struct qplab_inventory *inv, struct run_topo *t, char *
 		snprintf(ih->ipv6 ? h->addr6 : h->addr4, sizeof(h->addr4), "%s", ih->address);
 		h->inv = ih;
 		if (!getenv("QPLAB_HOSTS_NO_MASTER"))
-			start_master(h);
-		rc = run_hosts_exec(h, remote, &out, false);
+			master_spawn(h);
+	}
+	deadline = run_now_ms() + 30000 * run_mult();
+	for (size_t i = 0; i < t->nhosts; i++)
+		master_wait(&t->hosts[i], deadline);
+	/* Every machine asked before the first answer is read. */
+	for (size_t i = 0; i < t->nhosts; i++) {
+		const struct qplab_inv_host *ih = t->hosts[i].inv;
+		const char *remote[] = {"sh", "-c", FACTS_SCRIPT, "sh", ih->netdev, ih->device, NULL};
+
+		started[i] = exec_start(&t->hosts[i], remote, false, &facts[i]) == 0;
+	}
+	for (size_t i = 0; i < t->nhosts; i++) {
+		const struct qplab_inv_host *ih = t->hosts[i].inv;
+		struct run_host *h = &t->hosts[i];
+		char *out = NULL, mtu[16];
+		int rc = started[i] ? exec_finish(&facts[i], &out) : -1;
+
+		started[i] = 0;
 		line_at(out, 0, h->kernel, sizeof(h->kernel));
 		line_at(out, 1, mtu, sizeof(mtu));
 		line_at(out, 2, h->driver, sizeof(h->driver));
@@ -227,6 +270,10 @@ int run_hosts_topo(const struct qplab_inventory *inv, struct run_topo *t, char *
 								 : "host %s (%s): cannot read its kernel and the MTU of %s",
 				 ih->name, ih->ssh.destination[0] ? ih->ssh.destination : ih->ssh.alias,
 				 !strcmp(h->driver, "missing") ? ih->device : ih->netdev);
+			/* The other machines' answers, read and dropped. */
+			for (size_t k = i + 1; k < t->nhosts; k++)
+				if (started[k])
+					exec_finish(&facts[k], NULL);
 			run_hosts_stop(t);
 			return -1;
 		}
@@ -363,15 +410,26 @@ int run_hosts_reset(struct run_topo *t)
 void run_hosts_count_qps(const struct run_topo *t, const int hostmap[], const long pids[],
 			 size_t n, int counts[])
 {
+	const char *remote[] = {"rdma", "resource", "show", "qp", NULL};
+	struct run_spawn sp[QPLAB_MAX_HOSTS];
+	int started[QPLAB_MAX_HOSTS];
+
+	/* Every host asked before the first answer is read: one round trip. */
 	for (size_t i = 0; i < n; i++) {
 		const struct run_host *h = hostmap[i] >= 0 ? &t->hosts[hostmap[i]] : NULL;
-		const char *remote[] = {"rdma", "resource", "show", "qp", NULL};
-		char *out = NULL, *line, *save = NULL, want[40];
 
 		counts[i] = 0;
-		if (!h || pids[i] <= 0)
+		started[i] = -1; /* not asked */
+		if (h && pids[i] > 0)
+			started[i] = exec_start(h, remote, false, &sp[i]) == 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct run_host *h = hostmap[i] >= 0 ? &t->hosts[hostmap[i]] : NULL;
+		char *out = NULL, *line, *save = NULL, want[40];
+
+		if (started[i] < 0)
 			continue;
-		if (run_hosts_exec(h, remote, &out, false)) {
+		if (!started[i] || exec_finish(&sp[i], &out)) {
 			counts[i] = -1;
 			free(out);
 			continue;
