@@ -84,7 +84,7 @@ help:
 	@echo "make unit       Check unit tests only (no RDMA, no root), then check-layers and lint-shell"
 	@echo "make check-layers  the layer rules of README's Layout (tools/check-layers)"
 	@echo "make lint-shell every tracked shell script through shellcheck; set -eu in netns/"
-	@echo "make vmtest     the tests that need rdma_rxe, in the lab VM (one boot per kernel)"
+	@echo "make vmtest     the tests that need rdma_rxe, in the lab VM (one boot per kernel), then vmtest-hosts"
 	@echo "make vmtest-hosts  the hosts backend on two lab VMs of different kernels (tests/vm/hosts-vm.sh)"
 	@echo "make compat     the message bodies against Mooncake's JSON library"
 	@echo "make mooncake-diff MOONCAKE_BUILD=DIR  our segment descriptor through Mooncake's own decoder (else SKIP)"
@@ -231,6 +231,7 @@ ci-validate: deps-check
 # the newest, the smoke set on the others (tests/vm/run-selftests.sh).
 vmtest: deps-check all $(BUILD)/tests/rdma
 	QPLAB_BUILD=$(BUILD) tests/vm/run-selftests.sh $(VMTEST_ARGS)
+	$(MAKE) vmtest-hosts
 
 # The hosts backend on two guests of different kernels, booted together
 # (`qplab vm --guest`, `qplab run --backend hosts-vm`): HOSTS_VM_KERNELS
