@@ -13,11 +13,10 @@
 set -eu -o pipefail
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 export QPLAB_ROOT=$ROOT
-# shellcheck disable=SC2034 # read by the messages in netns/lib.sh
 PROG=hosts-vm-checks
 # shellcheck source=netns/lib.sh
 . "$ROOT/netns/lib.sh"
-[ $# = 3 ] || { echo "usage: hosts-vm-checks.sh OUT KERNEL-A KERNEL-B" >&2; exit 2; }
+[ $# = 3 ] || { echo "usage: $PROG.sh OUT KERNEL-A KERNEL-B" >&2; exit 2; }
 OUT=$1 ka=$2 kb=$3
 INV=${QPLAB_VM_INVENTORY:?runs under qplab vm --guest}
 # Absolute, as the inventory names it: the agent in guest a is found by it.

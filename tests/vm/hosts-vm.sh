@@ -23,7 +23,6 @@
 set -eu -o pipefail
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 export QPLAB_ROOT=$ROOT
-# shellcheck disable=SC2034 # read by the messages in netns/lib.sh
 PROG=hosts-vm
 # shellcheck source=netns/lib.sh
 . "$ROOT/netns/lib.sh"
@@ -32,7 +31,7 @@ ka=${1:-6.1} kb=${2:-7}
 BUILD=$(readlink -f "${QPLAB_BUILD:-$ROOT/build}")
 Q=$BUILD/qplab
 OUT=$BUILD/check-lab/hosts-vm
-[ -x "$Q" ] || { echo "not ok 1 - $Q not built"; exit 1; }
+[ -x "$Q" ] || { echo "not ok 1 - $PROG: $Q not built"; exit 1; }
 require_cmd python3
 require_cmd ssh
 require_cmd /usr/sbin/sshd
