@@ -339,29 +339,33 @@ $(BUILD)/fuzz/libtarget.a: $(FUZZ_OBJ)
 $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/fuzz/libtarget.a $(wildcard lib/include/qphs/*.h harness/scenario/*.h) $(LAB_CONF_H)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/fuzz/libtarget.a $(PKG_LIBS) $(VERBS_LIBS) $(SYS_LIBS)
-# One loop for both: fuzz runs each target for FUZZ_SECONDS, fuzz-long
-# each to FUZZ_RUNS executions (hours; not in CI).  Corpora stay in
-# build/fuzz/corpus-NAME, so a later run starts where the last one ended.
+# One recipe for both: fuzz runs each target for FUZZ_SECONDS, fuzz-long
+# each to FUZZ_RUNS executions (hours; not in CI).  Each target is its own
+# goal (fuzz-for-NAME, fuzz-to-NAME), so `make -j2 -O fuzz-long` runs two at
+# once and prints each target's lines together when it ends.  Corpora stay
+# in build/fuzz/corpus-NAME, so a later run starts where the last one ended.
 FUZZ_RUNS ?= 10000000
-define fuzz_loop
-	@set -e; for f in $(FUZZ_BINS); do \
-	  n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
-	  seeds=; [ -d fuzz/seeds/$$n ] && seeds=fuzz/seeds/$$n; \
-	  echo "# fuzz $$n $(2)"; t0=$$(date +%s); \
-	  if $$f $(1) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ \
-	      $(BUILD)/fuzz/corpus-$$n $$seeds > $(BUILD)/fuzz/$$n.log 2>&1; then \
-	    grep -E 'stat::number_of_executed_units|^Done' $(BUILD)/fuzz/$$n.log; \
-	    echo "# fuzz $$n: $$(( $$(date +%s) - t0 )) s"; \
-	  else \
-	    grep -E 'ERROR|SUMMARY|Test unit written|^fuzz_' $(BUILD)/fuzz/$$n.log; \
-	    echo "# fuzz $$n found a problem: $(BUILD)/fuzz/$$n.log"; exit 1; \
-	  fi; \
-	done
+FUZZ_NAMES := $(FUZZ_SRC:fuzz/%.c=%)
+# $(1) the target, $(2) libFuzzer's flags, $(3) the words after its name.
+define fuzz_one
+	@n=$(1); f=$(BUILD)/fuzz/$$n; mkdir -p $(BUILD)/fuzz/corpus-$$n; \
+	seeds=; [ -d fuzz/seeds/$$n ] && seeds=fuzz/seeds/$$n; \
+	echo "# fuzz $$n $(3)"; t0=$$(date +%s); \
+	if $$f $(2) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ \
+	    $(BUILD)/fuzz/corpus-$$n $$seeds > $(BUILD)/fuzz/$$n.log 2>&1; then \
+	  grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec|^Done' $(BUILD)/fuzz/$$n.log; \
+	  echo "# fuzz $$n: $$(( $$(date +%s) - t0 )) s"; \
+	else \
+	  grep -E 'ERROR|SUMMARY|Test unit written|^fuzz_' $(BUILD)/fuzz/$$n.log; \
+	  echo "# fuzz $$n found a problem: $(BUILD)/fuzz/$$n.log"; exit 1; \
+	fi
 endef
-fuzz: deps-check $(FUZZ_BINS)
-	$(call fuzz_loop,-max_total_time=$(FUZZ_SECONDS),for $(FUZZ_SECONDS)s)
-fuzz-long: deps-check $(FUZZ_BINS)
-	$(call fuzz_loop,-runs=$(FUZZ_RUNS),to $(FUZZ_RUNS) executions)
+fuzz: $(FUZZ_NAMES:%=fuzz-for-%)
+fuzz-long: $(FUZZ_NAMES:%=fuzz-to-%)
+fuzz-for-%: deps-check $(BUILD)/fuzz/%
+	$(call fuzz_one,$*,-max_total_time=$(FUZZ_SECONDS),for $(FUZZ_SECONDS)s)
+fuzz-to-%: deps-check $(BUILD)/fuzz/%
+	$(call fuzz_one,$*,-runs=$(FUZZ_RUNS),to $(FUZZ_RUNS) executions)
 
 BENCH_BINS := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)

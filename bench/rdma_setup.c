@@ -131,6 +131,12 @@ static void cfg_bench(struct qphs_config *cfg)
 	qphs_config_init(cfg);
 	cfg->max_cqe_per_ctx = 256;
 	cfg->worker_threads = 4;
+	/* Every connect of a burst comes from one source, the other host, and
+	 * 256 at once pass the per-source defaults (128), which are ours, not
+	 * Mooncake's (its daemon has no per-source limit): the bench lets one
+	 * source use every connection, as a Mooncake daemon would. */
+	cfg->max_conns_per_source = cfg->max_connections;
+	cfg->max_requests_per_source = cfg->max_connections;
 }
 
 /* server NULL: a daemon on addr, named after it; else no daemon. */

@@ -64,6 +64,7 @@ static uint64_t connects; /* every connect that succeeded, since start */
 struct peer {
 	int fd;
 	struct qphs_decoder *dec;
+	int whole; /* whole frames sent since the last READ */
 };
 
 static const char connection_body[] =
@@ -208,6 +209,7 @@ static void shut(struct peer *p, int reset)
 	}
 	close(p->fd);
 	p->fd = -1;
+	p->whole = 0;
 	qphs_decoder_reset(p->dec);
 }
 
@@ -273,6 +275,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (int k = 0; k < PEERS; k++) {
 		peers[k].fd = -1;
+		peers[k].whole = 0;
 		peers[k].dec = qphs_decoder_new(0);
 		CHECK(peers[k].dec, "out of memory");
 	}
@@ -316,6 +319,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				sched_yield();
 				send_all(p, frame + cut, len - cut);
 			}
+			p->whole++;
 			free(frame);
 			break;
 		}
@@ -339,10 +343,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			shut(p, 1);
 			break;
 		case OP_READ:
+			/* A READ waits only after a whole frame, which the daemon
+			 * answers or closes on at once: otherwise it takes what is
+			 * there. A wait that would always run out costs a run its
+			 * milliseconds and finds nothing more. */
 			if (p->fd >= 0) {
 				long t0 = now_ms();
+				int wait = p->whole ? (budget > 2 ? 2 : budget) : 0;
 
-				if (drain(p, budget > 2 ? 2 : budget))
+				p->whole = 0;
+				if (drain(p, wait))
 					shut(p, 0);
 				budget -= (int)(now_ms() - t0);
 				if (budget < 0)
