@@ -10,8 +10,10 @@
  *     is installed: the daemon's own replies are never bad);
  *   - once the peers are gone, a probe on a new connection is answered
  *     {"status":"success"} (and the newline Mooncake's writer adds);
- *   - then the daemon holds nothing: every connection made was accepted,
- *     none stays open and no connection bytes stay allocated.
+ *   - then the daemon holds nothing: every connection made was accepted
+ *     or refused (but for one the kernel may have dropped, see
+ *     early_resets), none stays open and no connection bytes stay
+ *     allocated.
  * Every wait is bounded; a run that breaks one of these traps.
  *
  * Script bytes: op = b & 0x0f, peer = (b >> 4) & 3; ops that take an
@@ -60,6 +62,12 @@ enum op {
 static struct qphs_daemon *daemon_;
 static struct sockaddr_in addr;
 static uint64_t connects; /* every connect that succeeded, since start */
+/* Resets of a connection made while the daemon had not yet accounted for
+ * every connect.  Such a connection can be gone before accept returns it
+ * (seen once in 2 million connects: one connect the daemon never saw; a
+ * reset handled before the handshake's last ACK is a likely path), so each
+ * such reset allows one connect the daemon did not see. */
+static uint64_t early_resets;
 
 struct peer {
 	int fd;
@@ -198,12 +206,22 @@ static int drain(struct peer *p, int wait_ms)
 	return 0;
 }
 
+static uint64_t seen(const struct qphs_daemon_stats *st)
+{
+	return st->accepted + st->refused_at_cap + st->refused_no_fd + st->refused_per_source;
+}
+
 static void shut(struct peer *p, int reset)
 {
 	if (p->fd < 0)
 		return;
 	if (reset) {
 		struct linger l = {.l_onoff = 1, .l_linger = 0};
+		struct qphs_daemon_stats st;
+
+		qphs_daemon_stats(daemon_, &st);
+		if (seen(&st) < connects)
+			early_resets++;
 
 		setsockopt(p->fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 	}
@@ -253,7 +271,7 @@ static void nothing_held(void)
 
 	for (;;) {
 		qphs_daemon_stats(daemon_, &st);
-		if ((st.accepted + st.refused_at_cap + st.refused_no_fd >= connects &&
+		if ((seen(&st) >= connects &&
 		     st.open_connections == 0 && st.live_bytes == 0) ||
 		    now_ms() >= end)
 			break;
@@ -262,9 +280,10 @@ static void nothing_held(void)
 	CHECK(st.open_connections == 0 && st.live_bytes == 0,
 	      "after the run the daemon still holds %llu connections, %llu bytes",
 	      (unsigned long long)st.open_connections, (unsigned long long)st.live_bytes);
-	CHECK(st.accepted + st.refused_at_cap + st.refused_no_fd >= connects,
-	      "%llu connects, the daemon saw %llu", (unsigned long long)connects,
-	      (unsigned long long)st.accepted);
+	CHECK(seen(&st) + early_resets >= connects,
+	      "%llu connects, the daemon saw %llu (%llu resets before it had seen every connect)",
+	      (unsigned long long)connects, (unsigned long long)seen(&st),
+	      (unsigned long long)early_resets);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
