@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -274,6 +275,48 @@ int qphs_json_parse(const char *json, size_t json_len, struct json_object **out,
 	return rc;
 }
 
+/* Each thread keeps one tokener for small bodies (a handshake's are a few
+ * hundred bytes): making one per parse was a tenth of the daemon's parse.
+ * A larger body gets its own, so no thread holds the buffers of a large one
+ * (the daemon's idle memory after large bodies stays at its baseline). */
+#define REUSE_TOKENER_MAX 4096
+static pthread_key_t tok_key;
+static pthread_once_t tok_once = PTHREAD_ONCE_INIT;
+static int tok_key_ok;
+
+static void tok_free(void *tok)
+{
+	json_tokener_free(tok);
+}
+
+static void tok_key_make(void)
+{
+	tok_key_ok = pthread_key_create(&tok_key, tok_free) == 0;
+}
+
+static struct json_tokener *tokener_take(size_t json_len)
+{
+	struct json_tokener *tok;
+
+	if (json_len > REUSE_TOKENER_MAX || pthread_once(&tok_once, tok_key_make) || !tok_key_ok)
+		return json_tokener_new_ex(QPHS_MAX_DEPTH);
+	tok = pthread_getspecific(tok_key);
+	if (tok) {
+		pthread_setspecific(tok_key, NULL);
+		json_tokener_reset(tok);
+		return tok;
+	}
+	return json_tokener_new_ex(QPHS_MAX_DEPTH);
+}
+
+static void tokener_give(struct json_tokener *tok, size_t json_len)
+{
+	if (json_len <= REUSE_TOKENER_MAX && tok_key_ok && !pthread_getspecific(tok_key) &&
+	    pthread_setspecific(tok_key, tok) == 0)
+		return;
+	json_tokener_free(tok);
+}
+
 static int parse_text(const char *json, size_t json_len, struct json_object **out,
 		      char *err, size_t errlen)
 {
@@ -285,7 +328,7 @@ static int parse_text(const char *json, size_t json_len, struct json_object **ou
 	if (json_len > INT_MAX) /* json-c counts in int; frames stop at 128 MiB */
 		return qphs__jr_fail(err, errlen, QPHS_ERR_FRAME_TOO_LONG,
 				     "body of %zu bytes is too long to parse", json_len);
-	tok = json_tokener_new_ex(QPHS_MAX_DEPTH);
+	tok = tokener_take(json_len);
 	if (!tok)
 		return QPHS_ERR_MEMORY;
 	/* Strict mode would fold trailing bytes into "not JSON"; we report them
@@ -301,10 +344,10 @@ static int parse_text(const char *json, size_t json_len, struct json_object **ou
 	}
 	if (json_tokener_get_error(tok) != json_tokener_success) {
 		int rc = parse_error(tok, end, err, errlen);
-		json_tokener_free(tok);
+		tokener_give(tok, json_len);
 		return rc;
 	}
-	json_tokener_free(tok);
+	tokener_give(tok, json_len);
 	while (end < json_len && only_space(json + end, 1))
 		end++;
 	if (end < json_len) {
@@ -439,10 +482,14 @@ int qphs__jr_u32_array(struct json_object *v, const char *what, const char *kind
 		uint64_t u;
 		int rc;
 
-		snprintf(name, sizeof(name), "%s[%zu]", what, i);
-		rc = qphs__jr_uint(json_object_array_get_idx(v, i), name, kind,
-				   UINT32_MAX, &u, err, errlen);
+		/* The element's name is formatted only for the error text:
+		 * a first read without it, again with it when it fails. */
+		rc = qphs__jr_uint(json_object_array_get_idx(v, i), what, kind,
+				   UINT32_MAX, &u, NULL, 0);
 		if (rc) {
+			snprintf(name, sizeof(name), "%s[%zu]", what, i);
+			rc = qphs__jr_uint(json_object_array_get_idx(v, i), name, kind,
+					   UINT32_MAX, &u, err, errlen);
 			free(a);
 			return rc;
 		}
@@ -493,9 +540,35 @@ static int check_walk(struct json_object *v, char *path, size_t plen, char *err,
 	return rc;
 }
 
+/* The same walk without the path, for the common case of a body that
+ * passes: check_walk's path text is built only to name a failure. */
+static int strings_ok(struct json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_string:
+		return json_object_get_string_len(v) <= QPHS_MAX_STRING;
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			if (!strings_ok(json_object_array_get_idx(v, i)))
+				return 0;
+		return 1;
+	case json_type_object: {
+		json_object_object_foreach(v, k, e) {
+			if (strlen(k) > QPHS_MAX_STRING || !strings_ok(e))
+				return 0;
+		}
+		return 1;
+	}
+	default:
+		return 1;
+	}
+}
+
 int qphs__jr_check_strings(struct json_object *v, char *err, size_t errlen)
 {
 	char path[512] = "";
 
+	if (strings_ok(v))
+		return 0;
 	return check_walk(v, path, sizeof(path), err, errlen);
 }

@@ -11,13 +11,7 @@
 #include "jsonw.h"
 #include "qphs/error.h"
 
-struct buf {
-	char *p;
-	size_t len, cap;
-	int err;
-};
-
-static void put(struct buf *b, const char *s, size_t n)
+static void put(struct qphs__jw *b, const char *s, size_t n)
 {
 	if (b->err)
 		return;
@@ -38,7 +32,7 @@ static void put(struct buf *b, const char *s, size_t n)
 	b->p[b->len] = '\0';
 }
 
-static void puts_(struct buf *b, const char *s)
+static void puts_(struct qphs__jw *b, const char *s)
 {
 	put(b, s, strlen(s));
 }
@@ -81,12 +75,13 @@ static unsigned decode_utf8(const unsigned char *s, size_t left, size_t *used)
 	return bad;
 }
 
-static void put_u16(struct buf *b, unsigned v)
+static void put_u16(struct qphs__jw *b, unsigned v)
 {
-	char t[8];
+	static const char hex[] = "0123456789abcdef";
+	char t[6] = {'\\', 'u', hex[(v >> 12) & 15], hex[(v >> 8) & 15], hex[(v >> 4) & 15],
+		     hex[v & 15]};
 
-	snprintf(t, sizeof(t), "\\u%04x", v & 0xFFFFu);
-	puts_(b, t);
+	put(b, t, sizeof(t));
 }
 
 static const char *short_escape(unsigned char c)
@@ -103,16 +98,25 @@ static const char *short_escape(unsigned char c)
 	}
 }
 
-static void put_string(struct buf *b, const char *s, size_t n)
+static void put_string(struct qphs__jw *b, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 
 	put(b, "\"", 1);
 	for (size_t i = 0; i < n;) {
-		const char *esc = short_escape(u[i]);
-		size_t used;
+		const char *esc;
+		size_t used, run = i;
 		unsigned cp;
 
+		/* A run of printable ASCII that needs no escape goes out whole. */
+		while (run < n && u[run] >= 0x20 && u[run] < 0x80 && u[run] != '"' && u[run] != '\\')
+			run++;
+		if (run > i) {
+			put(b, s + i, run - i);
+			i = run;
+			continue;
+		}
+		esc = short_escape(u[i]);
 		if (esc) {
 			puts_(b, esc);
 			i++;
@@ -151,6 +155,29 @@ static void double_text(double v, char *t, size_t len)
 		strncat(t, ".0", len - strlen(t) - 1);
 }
 
+/* "%" PRIu64 (with a '-' when neg), without printf's cost: a handshake
+ * body carries several numbers.  Cut to len like snprintf. */
+static void decimal_text(int neg, uint64_t v, char *t, size_t len)
+{
+	char d[24], *p = d + sizeof(d);
+	size_t n;
+
+	*--p = '\0';
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (neg)
+		*--p = '-';
+	if (!len)
+		return;
+	n = (size_t)(d + sizeof(d) - 1 - p);
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(t, p, n);
+	t[n] = '\0';
+}
+
 int qphs__json_scalar_text(struct json_object *obj, char *t, size_t len)
 {
 	switch (json_object_get_type(obj)) {
@@ -162,10 +189,9 @@ int qphs__json_scalar_text(struct json_object *obj, char *t, size_t len)
 		return 0;
 	case json_type_int: {
 		int64_t i = json_object_get_int64(obj);
-		if (i < 0)
-			snprintf(t, len, "%" PRId64, i);
-		else
-			snprintf(t, len, "%" PRIu64, json_object_get_uint64(obj));
+		uint64_t mag = i < 0 ? (uint64_t)0 - (uint64_t)i : json_object_get_uint64(obj);
+
+		decimal_text(i < 0, mag, t, len);
 		return 0;
 	}
 	case json_type_double:
@@ -182,9 +208,9 @@ static int key_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void put_value(struct buf *b, struct json_object *obj);
+static void put_value(struct qphs__jw *b, struct json_object *obj);
 
-static void put_object(struct buf *b, struct json_object *obj)
+static void put_object(struct qphs__jw *b, struct json_object *obj)
 {
 	size_t n = (size_t)json_object_object_length(obj), i = 0;
 	const char **keys = calloc(n ? n : 1, sizeof(*keys));
@@ -213,7 +239,7 @@ static void put_object(struct buf *b, struct json_object *obj)
 	free(keys);
 }
 
-static void put_value(struct buf *b, struct json_object *obj)
+static void put_value(struct qphs__jw *b, struct json_object *obj)
 {
 	char t[64];
 
@@ -243,17 +269,41 @@ static void put_value(struct buf *b, struct json_object *obj)
 	}
 }
 
+void qphs__jw_raw(struct qphs__jw *b, const char *s, size_t n)
+{
+	put(b, s, n);
+}
+
+void qphs__jw_string(struct qphs__jw *b, const char *s)
+{
+	put_string(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+void qphs__jw_int(struct qphs__jw *b, int64_t v)
+{
+	char t[24];
+
+	decimal_text(v < 0, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, t, sizeof(t));
+	puts_(b, t);
+}
+
+int qphs__jw_finish(struct qphs__jw *b, char **out, size_t *out_len)
+{
+	put(b, "\n", 1);
+	if (b->err) {
+		free(b->p);
+		b->p = NULL;
+		return b->err;
+	}
+	*out = b->p;
+	*out_len = b->len;
+	return 0;
+}
+
 int qphs__jsonw_write(struct json_object *obj, char **out, size_t *out_len)
 {
-	struct buf b = {0};
+	struct qphs__jw b = {0};
 
 	put_value(&b, obj);
-	put(&b, "\n", 1);
-	if (b.err) {
-		free(b.p);
-		return b.err;
-	}
-	*out = b.p;
-	*out_len = b.len;
-	return 0;
+	return qphs__jw_finish(&b, out, out_len);
 }

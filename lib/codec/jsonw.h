@@ -14,8 +14,28 @@
 #define QPHS__JSONW_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct json_object;
+
+/* A writer for a body whose keys the caller already writes in the order
+ * above: start from {0}, then qphs__jw_finish adds the '\n' and hands the
+ * text over (0), or frees it (QPHS_ERR_MEMORY).  Strings are written with
+ * the escapes above (NULL as ""). */
+struct qphs__jw {
+	char *p;
+	size_t len, cap;
+	int err;
+};
+void qphs__jw_raw(struct qphs__jw *b, const char *s, size_t n);
+void qphs__jw_string(struct qphs__jw *b, const char *s);
+void qphs__jw_int(struct qphs__jw *b, int64_t v);
+int qphs__jw_finish(struct qphs__jw *b, char **out, size_t *out_len);
+
+/* qphs_hs_desc_encode by way of a json-c tree and qphs__jsonw_write: what
+ * the direct writer must equal byte for byte (lib/codec/desc.c). */
+struct qphs_hs_desc;
+int qphs__hs_desc_encode_tree(const struct qphs_hs_desc *d, char **out, size_t *out_len);
 
 /* Writes obj (NULL writes "null") followed by '\n' into a new malloc'd
  * NUL-terminated string (*out transferred; *out_len excludes the NUL).

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "hs/net.h"
 #include "hs_testutil.h"
 #include "unit.h"
 
@@ -357,6 +358,37 @@ START_TEST(client_and_daemon_speak_ipv6)
 }
 END_TEST
 
+/* The daemon names a peer with its own IPv4 formatter: the text must be
+ * what inet_ntop and "%s:%u" write, for the extremes and 4096 others,
+ * and a buffer too short for the longest text falls back to snprintf's
+ * cut. */
+START_TEST(client_peer_text_is_inet_ntops)
+{
+	uint32_t x = 2463534242u;
+	unsigned checked = 0;
+
+	for (int i = 0; i < 4096 + 3; i++) {
+		struct sockaddr_in in = {.sin_family = AF_INET};
+		char got[64], host[INET_ADDRSTRLEN], want[64];
+
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		in.sin_addr.s_addr = i == 0 ? 0 : i == 1 ? 0xffffffffu : i == 2 ? htonl(0x0a000001) : x;
+		in.sin_port = htons(i == 0 ? 0 : i == 1 ? 65535 : (uint16_t)(x >> 7));
+		qphs__sockaddr_format((const struct sockaddr *)&in, got, sizeof(got));
+		inet_ntop(AF_INET, &in.sin_addr, host, sizeof(host));
+		snprintf(want, sizeof(want), "%s:%u", host, ntohs(in.sin_port));
+		ck_assert_str_eq(got, want);
+		qphs__sockaddr_format((const struct sockaddr *)&in, got, 8);
+		want[7] = '\0';
+		ck_assert_str_eq(got, want);
+		checked++;
+	}
+	ck_assert_uint_eq(checked, 4099);
+}
+END_TEST
+
 Suite *suite_client(void)
 {
 	Suite *s = suite_create("client");
@@ -367,6 +399,7 @@ Suite *suite_client(void)
 	tcase_add_test(tc, client_connection_reply_of_wrong_shape_is_malformed_json);
 	tcase_add_test(tc, client_old_protocol_request_gets_untyped_reply);
 	tcase_add_test(tc, client_and_daemon_speak_ipv6);
+	tcase_add_test(tc, client_peer_text_is_inet_ntops);
 	tc = unit_tcase(s, "faults", 10);
 	tcase_add_loop_test(tc, client_reports_each_daemon_fault, 0,
 			    (int)(sizeof(fault_rows) / sizeof(fault_rows[0])));

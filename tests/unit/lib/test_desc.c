@@ -67,6 +67,63 @@ START_TEST(desc_encode_default_is_mooncakes_empty_desc)
 }
 END_TEST
 
+/* qphs_hs_desc_encode writes without a tree; the tree writer (which
+ * tests/compat checks against jsoncpp) must give the same bytes for every
+ * field: strings with every kind of escape, NULL strings, the number
+ * extremes, 0..3 QPs, each ready_ack and path MTU form. */
+START_TEST(desc_direct_writer_equals_the_tree)
+{
+	static const char *const strs[] = {
+		NULL, "", "10.0.0.1:15123@mlx5_0", "a\"b\\c/d\b\f\n\r\t",
+		"\x01\x1f\x7f", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\xff\xc3", "\xed\xa0\x80z",
+	};
+	static const uint32_t qps[] = {0, 4294967295u, 17};
+	const size_t ns = sizeof(strs) / sizeof(strs[0]);
+	unsigned rows = 0;
+
+	for (size_t k = 0; k < ns * 4; k++) {
+		struct qphs_hs_desc d;
+		char *a, *b;
+		size_t alen, blen;
+
+		ck_assert_int_eq(qphs_hs_desc_init(&d), 0);
+		if (strs[k % ns]) {
+			qphs_desc_set_str(&d.local_gid, strs[k % ns]);
+			qphs_desc_set_str(&d.reply_msg, strs[(k + 1) % ns]);
+			qphs_desc_set_str(&d.local_nic_path, strs[(k + 2) % ns]);
+			qphs_desc_set_str(&d.peer_nic_path, strs[(k + 3) % ns]);
+			qphs_desc_set_str(&d.payload, strs[(k + 5) % ns]);
+		} else {
+			/* every string NULL: written as "" */
+			free(d.local_gid);
+			free(d.reply_msg);
+			free(d.local_nic_path);
+			free(d.peer_nic_path);
+			free(d.payload);
+			d.local_gid = d.reply_msg = d.local_nic_path = d.peer_nic_path = d.payload = NULL;
+		}
+		d.local_lid = (uint16_t)(k & 1 ? 65535 : k);
+		d.qp_count = k % 4;
+		if (d.qp_count) {
+			d.qp_num = malloc(d.qp_count * sizeof(*d.qp_num));
+			memcpy(d.qp_num, qps, d.qp_count * sizeof(*d.qp_num));
+		}
+		d.has_ready_ack = k & 2;
+		d.ready_ack = k & 4;
+		d.path_mtu = k % 3 == 0 ? 0 : k % 3 == 1 ? 4096 : -1;
+		ck_assert_int_eq(qphs_hs_desc_encode(&d, &a, &alen), 0);
+		ck_assert_int_eq(qphs__hs_desc_encode_tree(&d, &b, &blen), 0);
+		ck_assert_str_eq(a, b);
+		ck_assert_uint_eq(alen, blen);
+		free(a);
+		free(b);
+		qphs_hs_desc_clear(&d);
+		rows++;
+	}
+	ck_assert_uint_eq(rows, ns * 4);
+}
+END_TEST
+
 START_TEST(desc_parse_round_trips_mooncake_body)
 {
 	struct qphs_hs_desc d;
@@ -497,6 +554,7 @@ Suite *suite_desc(void)
 	tcase_add_test(tc, desc_encode_matches_mooncake_bytes);
 	tcase_add_test(tc, desc_encode_default_is_mooncakes_empty_desc);
 	tcase_add_test(tc, desc_parse_round_trips_mooncake_body);
+	tcase_add_test(tc, desc_direct_writer_equals_the_tree);
 	tcase_add_loop_test(tc, desc_writer_escapes_like_jsoncpp, 0,
 			    sizeof(escape_rows) / sizeof(escape_rows[0]));
 	tcase_add_test(tc, desc_reads_every_surrogate_pair);
