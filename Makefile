@@ -346,15 +346,19 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/fuzz/libtarget.a $(wildcard lib/include/qphs/
 # in build/fuzz/corpus-NAME, so a later run starts where the last one ended.
 FUZZ_RUNS ?= 10000000
 FUZZ_NAMES := $(FUZZ_SRC:fuzz/%.c=%)
-# $(1) the target, $(2) libFuzzer's flags, $(3) the words after its name.
+# $(1) the target, $(2) libFuzzer's flags, $(3) the words after its name;
+# fuzz/NAME.flags, where there is one, adds that target's own flags.
 define fuzz_one
 	@n=$(1); f=$(BUILD)/fuzz/$$n; mkdir -p $(BUILD)/fuzz/corpus-$$n; \
 	seeds=; [ -d fuzz/seeds/$$n ] && seeds=fuzz/seeds/$$n; \
-	echo "# fuzz $$n $(3)"; t0=$$(date +%s); \
-	if $$f $(2) -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ \
-	    $(BUILD)/fuzz/corpus-$$n $$seeds > $(BUILD)/fuzz/$$n.log 2>&1; then \
+	flags=; [ -f fuzz/$$n.flags ] && flags=$$(cat fuzz/$$n.flags); \
+	echo "# fuzz $$n $(3)$${flags:+ ($$flags)}"; t0=$$(date +%s); \
+	rc=0; $$f $(2) $$flags -print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz/ \
+	    $(BUILD)/fuzz/corpus-$$n $$seeds > $(BUILD)/fuzz/$$n.log 2>&1 || rc=$$?; \
+	if [ $$rc = 0 ] || [ $$rc = 72 ]; then \
 	  grep -E 'stat::number_of_executed_units|stat::average_exec_per_sec|^Done' $(BUILD)/fuzz/$$n.log; \
 	  echo "# fuzz $$n: $$(( $$(date +%s) - t0 )) s"; \
+	  if [ $$rc = 72 ]; then echo "# fuzz $$n: interrupted (SIGINT) before the end"; exit 1; fi; \
 	else \
 	  grep -E 'ERROR|SUMMARY|Test unit written|^fuzz_' $(BUILD)/fuzz/$$n.log; \
 	  echo "# fuzz $$n found a problem: $(BUILD)/fuzz/$$n.log"; exit 1; \

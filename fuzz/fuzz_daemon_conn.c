@@ -16,6 +16,10 @@
  *     allocated.
  * Every wait is bounded; a run that breaks one of these traps.
  *
+ * Inputs are at most 128 bytes (fuzz_daemon_conn.flags): a run costs a
+ * real daemon round trip per operation, and longer scripts only made runs
+ * slower (a corpus grown to 700-byte scripts ran 770 runs a second).
+ *
  * Script bytes: op = b & 0x0f, peer = (b >> 4) & 3; ops that take an
  * argument read the next byte(s).
  */
