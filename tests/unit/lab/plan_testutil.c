@@ -4,6 +4,7 @@
 
 #include "plan_testutil.h"
 #include "run/run_args.h"
+#include "scenario/wire.h"
 #include "unit.h"
 
 struct qplab_plan *plan_test_parse(const char *text)
@@ -44,4 +45,17 @@ int plan_test_run_args(const char *line, struct qplab_run_opts *o, char *err, si
 		argv[argc++] = t;
 	argv[argc] = NULL;
 	return qplab_run_parse_args(argc, argv, o, err, errlen);
+}
+
+void plan_test_wire_eval(const char *text, const struct qplab_wire_pkt *pk, size_t n,
+			 const struct qplab_wire_hosts *hosts, bool ok, const char *observed,
+			 char *expected, size_t explen)
+{
+	struct qplab_plan *p = plan_test_parse(text);
+	char got[256];
+
+	ck_assert_msg(qplab_wire_eval(&p->wire[0], pk, n, hosts, expected, explen, got, sizeof(got)) == ok,
+		      "%s: expected %s, observed %s", text, expected, got);
+	ck_assert_str_eq(got, observed);
+	qplab_plan_free(p);
 }

@@ -2,6 +2,9 @@
 #ifndef QPLAB_PLAN_TESTUTIL_H
 #define QPLAB_PLAN_TESTUTIL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "scenario/scenario.h"
 
 /* The plan of text (parsed as file "t.json"); fails the test with the
@@ -16,5 +19,14 @@ char *plan_test_fill(const char *tmpl, const char *const ph[3], const char *cons
  * bytes) and given to qplab_run_parse_args. */
 struct qplab_run_opts;
 int plan_test_run_args(const char *line, struct qplab_run_opts *o, char *err, size_t errlen);
+
+/* Evaluates the first wire expectation of the scenario text over the n
+ * packets and asserts its verdict (ok) and its observed text; expected
+ * receives the expectation as the evaluator wrote it. */
+struct qplab_wire_pkt;
+struct qplab_wire_hosts;
+void plan_test_wire_eval(const char *text, const struct qplab_wire_pkt *pk, size_t n,
+			 const struct qplab_wire_hosts *hosts, bool ok, const char *observed,
+			 char *expected, size_t explen);
 
 #endif

@@ -259,17 +259,12 @@ START_TEST(wire_expectations_evaluate)
 	size_t n = load(pk);
 	struct qplab_wire_hosts hosts = {.addr = {{"10.199.0.1", "fd00:199::1"}, {"10.199.0.2", "fd00:199::2"}},
 					 .n = 2};
-	char text[2048], expected[256], observed[256];
-	struct qplab_plan *p;
+	char text[2048], expected[256];
 
 	snprintf(text, sizeof(text), HEAD "  \"wire\": [ { \"why\": \"w\", %s } ] }\n", evals[_i].wire);
-	p = plan_test_parse(text);
-	ck_assert_msg(qplab_wire_eval(&p->wire[0], pk, n, &hosts, expected, sizeof(expected), observed,
-				      sizeof(observed)) == evals[_i].ok,
-		      "%s: expected %s, observed %s", evals[_i].wire, expected, observed);
-	ck_assert_str_eq(observed, evals[_i].observed);
+	plan_test_wire_eval(text, pk, n, &hosts, evals[_i].ok, evals[_i].observed, expected,
+			    sizeof(expected));
 	ck_assert(expected[0]);
-	qplab_plan_free(p);
 	for (size_t i = 0; i < n; i++)
 		qplab_wire_pkt_free(&pk[i]);
 }
@@ -316,8 +311,7 @@ START_TEST(wire_shared_mode_names_the_daemons_end)
 	struct qplab_wire_pkt pk[4];
 	struct qplab_wire_hosts hosts = {.addr = {{"10.199.0.1", ""}, {"10.199.0.2", ""}, {"10.199.0.3", ""}},
 					 .n = 3};
-	char text[2048], expected[256], observed[256], err[256];
-	struct qplab_plan *p;
+	char text[2048], expected[256], err[256];
 
 	for (size_t i = 0; i < 4; i++)
 		ck_assert_msg(qplab_wire_pkt_parse(shared_ek[i], strlen(shared_ek[i]), &pk[i], err, sizeof(err)) == 0,
@@ -328,12 +322,8 @@ START_TEST(wire_shared_mode_names_the_daemons_end)
 		 "  \"expect\": [ { \"hosts\": \"all\", \"daemon_alive\": true } ],\n"
 		 "  \"wire\": [ { \"why\": \"w\", %s } ] }\n",
 		 shared_evals[_i].wire);
-	p = plan_test_parse(text);
-	ck_assert_msg(qplab_wire_eval(&p->wire[0], pk, 4, &hosts, expected, sizeof(expected), observed,
-				      sizeof(observed)) == shared_evals[_i].ok,
-		      "%s: expected %s, observed %s", shared_evals[_i].wire, expected, observed);
-	ck_assert_str_eq(observed, shared_evals[_i].observed);
-	qplab_plan_free(p);
+	plan_test_wire_eval(text, pk, 4, &hosts, shared_evals[_i].ok, shared_evals[_i].observed,
+			    expected, sizeof(expected));
 	for (size_t i = 0; i < 4; i++)
 		qplab_wire_pkt_free(&pk[i]);
 }
