@@ -241,6 +241,58 @@ static void one_point(struct server *sv, int clients, int stalled, double *lat, 
 	fflush(stdout);
 }
 
+/* VmRSS of pid in KiB, or -1. */
+static long rss_kib(pid_t pid)
+{
+	char path[64], line[128];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/* The daemon's memory, before any load (after it, freed memory that
+ * malloc keeps would hide what connections cost): its RSS idle, with
+ * STALLED connections open (each has sent 3 bytes of a header), and again
+ * once they are closed; the ceiling's beside it.  Each wait (300 ms) is far below the request
+ * deadline (5 s), so no stalled connection has been timed out yet. */
+static void memory_phase(struct server *sv)
+{
+	static int fds[STALLED];
+	static const int which[] = {S_QUIET, S_CEIL};
+
+	printf("# memory (VmRSS of the server process, KiB; %d connections that sent 3 bytes)\n",
+	       STALLED);
+	for (size_t k = 0; k < sizeof(which) / sizeof(which[0]); k++) {
+		struct server *s = &sv[which[k]];
+		long idle, open_, after;
+
+		usleep(300000);
+		idle = rss_kib(s->pid);
+		open_stalled(s->port, fds, STALLED);
+		usleep(300000);
+		open_ = rss_kib(s->pid);
+		for (int i = 0; i < STALLED; i++)
+			close(fds[i]);
+		usleep(300000);
+		after = rss_kib(s->pid);
+		printf("%s_rss_idle_kib %ld\n", server_name[which[k]], idle);
+		printf("%s_rss_with_%d_open_kib %ld (%.0f bytes per connection)\n",
+		       server_name[which[k]], STALLED, open_, (double)(open_ - idle) * 1024 / STALLED);
+		printf("%s_rss_after_%d_closed_kib %ld (%+.1f %% of idle)\n", server_name[which[k]],
+		       STALLED, after, idle > 0 ? 100.0 * (double)(after - idle) / (double)idle : 0);
+	}
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	static const int counts[] = {1, 16, 64}, stalls[] = {0, 50, 500};
@@ -285,12 +337,16 @@ int main(int argc, char **argv)
 	       "# hs serve logging each request to %s, serve-q = the same with --quiet;\n"
 	       "# srv us/hs = the server process's CPU (all threads) per handshake.\n",
 	       REPS, RUN_MS, log);
+	memory_phase(sv);
 	printf("%7s %7s  %-8s %9s %8s %8s %8s %9s %6s\n", "clients", "stalled", "server", "hs/s",
 	       "p50 ms", "p99 ms", "max ms", "srv us/hs", "errors");
 	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
 		for (size_t s = 0; s < sizeof(stalls) / sizeof(stalls[0]); s++)
 			one_point(sv, counts[c], stalls[s], lat, argc > 2 ? log : NULL);
 	printf("# out-of-process daemon targets: met in %d of %d\n", met, verdicts);
+	usleep(300000);
+	printf("serve-q_rss_after_the_load_kib %ld (%d stalled connections opened and closed "
+	       "%d times)\n", rss_kib(sv[S_QUIET].pid), STALLED, REPS * 3);
 out:
 	stop(&perf, SIGINT);
 	for (int s = 0; s < S_COUNT; s++)
