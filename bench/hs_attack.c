@@ -48,6 +48,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rss.h"
+
 #define MAX_SAMPLES 100000
 #define PROBE_REPLY "{\"status\":\"success\"}"
 
@@ -244,18 +246,7 @@ static void print_figures(const char *what, struct figures f)
 
 static long rss_kib(void)
 {
-	char path[64], line[256];
-	long kib = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)serve_pid);
-	if (!(f = fopen(path, "r")))
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
+	return bench_rss_kib(serve_pid);
 }
 
 /* Whether the peer closed fd (EOF or reset) within timeout_s. */

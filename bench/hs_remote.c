@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 
 #include "load.h"
+#include "rss.h"
 
 enum { S_CEIL, S_LOG, S_QUIET, S_COUNT };
 static const char *const server_name[S_COUNT] = {"ceiling", "serve", "serve-q"};
@@ -241,24 +242,6 @@ static void one_point(struct server *sv, int clients, int stalled, double *lat, 
 	fflush(stdout);
 }
 
-/* VmRSS of pid in KiB, or -1. */
-static long rss_kib(pid_t pid)
-{
-	char path[64], line[128];
-	long kib = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
-
 /* The daemon's memory, before any load (after it, freed memory that
  * malloc keeps would hide what connections cost): its RSS idle, with
  * STALLED connections open (each has sent 3 bytes of a header), and again
@@ -276,14 +259,14 @@ static void memory_phase(struct server *sv)
 		long idle, open_, after;
 
 		usleep(300000);
-		idle = rss_kib(s->pid);
+		idle = bench_rss_kib(s->pid);
 		open_stalled(s->port, fds, STALLED);
 		usleep(300000);
-		open_ = rss_kib(s->pid);
+		open_ = bench_rss_kib(s->pid);
 		for (int i = 0; i < STALLED; i++)
 			close(fds[i]);
 		usleep(300000);
-		after = rss_kib(s->pid);
+		after = bench_rss_kib(s->pid);
 		printf("%s_rss_idle_kib %ld\n", server_name[which[k]], idle);
 		printf("%s_rss_with_%d_open_kib %ld (%.0f bytes per connection)\n",
 		       server_name[which[k]], STALLED, open_, (double)(open_ - idle) * 1024 / STALLED);
@@ -346,7 +329,7 @@ int main(int argc, char **argv)
 	printf("# out-of-process daemon targets: met in %d of %d\n", met, verdicts);
 	usleep(300000);
 	printf("serve-q_rss_after_the_load_kib %ld (%d stalled connections opened and closed "
-	       "%d times)\n", rss_kib(sv[S_QUIET].pid), STALLED, REPS * 3);
+	       "%d times)\n", bench_rss_kib(sv[S_QUIET].pid), STALLED, REPS * 3);
 out:
 	stop(&perf, SIGINT);
 	for (int s = 0; s < S_COUNT; s++)

@@ -29,6 +29,7 @@
 
 #include "qphs.h"
 #include "qphs/probe.h"
+#include "rss.h"
 
 #define QP_PROBE_CAP 2048
 #define SETUP_REPEAT 20
@@ -548,22 +549,6 @@ static void print_many(const char *tag, int n, const char *mode, double total,
 	srv_print(ptag, b);
 }
 
-/* This process's VmRSS in KiB, or -1. */
-static long self_rss_kib(void)
-{
-	char line[128];
-	long kib = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
-
 /* One timed phase of n endpoints: b and n clients (one context each,
  * distinct nic paths) brought up fresh, untimed, with pools (when on) of
  * twice what the phase takes: the filler refills below half, so no refill
@@ -590,7 +575,7 @@ static void phase(const char *const d[2], const char *const ad[2],
 	for (int i = 0; i < n; i++)
 		pools_ready(cl[i].ctx, b.ctx);
 	settle();
-	rss0 = self_rss_kib();
+	rss0 = bench_rss_kib(0);
 	t = concurrent ? burst(cl, &b, n, &ph) : one_by_one(cl, &b, n, &ph);
 	print_many(tag, n, concurrent ? "concurrent" : "back_to_back", t, &ph, &b);
 	/* Both ends of each connection live in this process: an endpoint of
@@ -598,7 +583,7 @@ static void phase(const char *const d[2], const char *const ad[2],
 	printf("%sendpoints_%d_%s_rss_per_connection %.1f KiB (one endpoint a side, %d QPs each; "
 	       "VmRSS %ld -> %ld KiB)\n",
 	       tag, n, concurrent ? "concurrent" : "back_to_back",
-	       (double)(self_rss_kib() - rss0) / n, cfg->num_qp_per_ep, rss0, self_rss_kib());
+	       (double)(bench_rss_kib(0) - rss0) / n, cfg->num_qp_per_ep, rss0, bench_rss_kib(0));
 	for (int i = n - 1; i >= 0; i--)
 		host_down(&cl[i]);
 	host_down(&b);
