@@ -2,7 +2,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -275,48 +274,6 @@ int qphs_json_parse(const char *json, size_t json_len, struct json_object **out,
 	return rc;
 }
 
-/* Each thread keeps one tokener for small bodies (a handshake's are a few
- * hundred bytes): making one per parse was a tenth of the daemon's parse.
- * A larger body gets its own, so no thread holds the buffers of a large one
- * (the daemon's idle memory after large bodies stays at its baseline). */
-#define REUSE_TOKENER_MAX 4096
-static pthread_key_t tok_key;
-static pthread_once_t tok_once = PTHREAD_ONCE_INIT;
-static int tok_key_ok;
-
-static void tok_free(void *tok)
-{
-	json_tokener_free(tok);
-}
-
-static void tok_key_make(void)
-{
-	tok_key_ok = pthread_key_create(&tok_key, tok_free) == 0;
-}
-
-static struct json_tokener *tokener_take(size_t json_len)
-{
-	struct json_tokener *tok;
-
-	if (json_len > REUSE_TOKENER_MAX || pthread_once(&tok_once, tok_key_make) || !tok_key_ok)
-		return json_tokener_new_ex(QPHS_MAX_DEPTH);
-	tok = pthread_getspecific(tok_key);
-	if (tok) {
-		pthread_setspecific(tok_key, NULL);
-		json_tokener_reset(tok);
-		return tok;
-	}
-	return json_tokener_new_ex(QPHS_MAX_DEPTH);
-}
-
-static void tokener_give(struct json_tokener *tok, size_t json_len)
-{
-	if (json_len <= REUSE_TOKENER_MAX && tok_key_ok && !pthread_getspecific(tok_key) &&
-	    pthread_setspecific(tok_key, tok) == 0)
-		return;
-	json_tokener_free(tok);
-}
-
 static int parse_text(const char *json, size_t json_len, struct json_object **out,
 		      char *err, size_t errlen)
 {
@@ -328,7 +285,7 @@ static int parse_text(const char *json, size_t json_len, struct json_object **ou
 	if (json_len > INT_MAX) /* json-c counts in int; frames stop at 128 MiB */
 		return qphs__jr_fail(err, errlen, QPHS_ERR_FRAME_TOO_LONG,
 				     "body of %zu bytes is too long to parse", json_len);
-	tok = tokener_take(json_len);
+	tok = json_tokener_new_ex(QPHS_MAX_DEPTH);
 	if (!tok)
 		return QPHS_ERR_MEMORY;
 	/* Strict mode would fold trailing bytes into "not JSON"; we report them
@@ -344,10 +301,10 @@ static int parse_text(const char *json, size_t json_len, struct json_object **ou
 	}
 	if (json_tokener_get_error(tok) != json_tokener_success) {
 		int rc = parse_error(tok, end, err, errlen);
-		tokener_give(tok, json_len);
+		json_tokener_free(tok);
 		return rc;
 	}
-	tokener_give(tok, json_len);
+	json_tokener_free(tok);
 	while (end < json_len && only_space(json + end, 1))
 		end++;
 	if (end < json_len) {
