@@ -579,11 +579,14 @@ static void phase(const char *const d[2], const char *const ad[2],
 	t = concurrent ? burst(cl, &b, n, &ph) : one_by_one(cl, &b, n, &ph);
 	print_many(tag, n, concurrent ? "concurrent" : "back_to_back", t, &ph, &b);
 	/* Both ends of each connection live in this process: an endpoint of
-	 * each side, num_qp_per_ep QPs each, with their queues mapped. */
-	printf("%sendpoints_%d_%s_rss_per_connection %.1f KiB (one endpoint a side, %d QPs each; "
-	       "VmRSS %ld -> %ld KiB)\n",
-	       tag, n, concurrent ? "concurrent" : "back_to_back",
-	       (double)(bench_rss_kib(0) - rss0) / n, cfg->num_qp_per_ep, rss0, bench_rss_kib(0));
+	 * each side, num_qp_per_ep QPs each, with their queues mapped.  With
+	 * a QP pool the QPs were made (and counted) before rss0: no figure. */
+	if (!cfg->qp_pool_size)
+		printf("%sendpoints_%d_%s_rss_per_connection %.1f KiB (one endpoint a side, %d QPs each; "
+		       "VmRSS %ld -> %ld KiB)\n",
+		       tag, n, concurrent ? "concurrent" : "back_to_back",
+		       (double)(bench_rss_kib(0) - rss0) / n, cfg->num_qp_per_ep, rss0,
+		       bench_rss_kib(0));
 	for (int i = n - 1; i >= 0; i--)
 		host_down(&cl[i]);
 	host_down(&b);
