@@ -105,6 +105,66 @@ static void enum_key(struct sc_ctx *ctx, json_object *o, const char *path, const
 	(*nfields)++;
 }
 
+/* glibc's regcomp copies a repeated expression once per repetition ("X+"
+ * is "XX*", "X{m,n}" n copies), so nested or stacked repetitions grow its
+ * memory geometrically: 128 '+' after one atom took it past 2 GB (fuzz-long,
+ * scenario_parse).  A regex whose repetitions multiply past REGEX_COST, or
+ * that is longer than REGEX_MAX, is refused before regcomp sees it.  The
+ * product over every repetition (not only nested ones) bounds the copies;
+ * the catalogue's regexes cost at most 10. */
+#define REGEX_MAX 1024
+#define REGEX_COST 4096
+
+static const char *regex_too_costly(const char *re)
+{
+	size_t len = strlen(re);
+	unsigned long cost = 1;
+
+	if (len > REGEX_MAX)
+		return "longer than 1024 bytes";
+	for (size_t i = 0; i < len; i++) {
+		unsigned long f = 1;
+
+		if (re[i] == '\\' && i + 1 < len) {
+			i++;
+			continue;
+		}
+		if (re[i] == '[') { /* a bracket expression repeats nothing */
+			size_t j = i + 1;
+			if (j < len && re[j] == '^')
+				j++;
+			if (j < len && re[j] == ']')
+				j++;
+			while (j < len && re[j] != ']')
+				j++;
+			i = j;
+			continue;
+		}
+		if (re[i] == '+')
+			f = 2;
+		else if (re[i] == '{') {
+			unsigned long n = 0, hi = 0;
+			size_t j = i + 1;
+			for (; j < len && (re[j] == ',' || (re[j] >= '0' && re[j] <= '9')); j++) {
+				if (re[j] == ',') {
+					n = 0;
+					continue;
+				}
+				n = n * 10 + (unsigned long)(re[j] - '0');
+				if (n > 100000)
+					n = 100000;
+				if (n > hi)
+					hi = n;
+			}
+			f = hi + 1;
+		}
+		if (f > 1 && (cost *= f) > REGEX_COST)
+			return "its repetitions multiply past 4096 copies (glibc's regcomp copies "
+			       "a repeated expression per repetition)";
+	}
+	return NULL;
+}
+
 static void text_match(struct sc_ctx *ctx, json_object *o, const char *path, const char *key,
 		       struct qplab_text_match *m, int *nfields)
 {
@@ -125,8 +185,11 @@ static void text_match(struct sc_ctx *ctx, json_object *o, const char *path, con
 	if (qplab__sc_str(ctx, v, sub, "contains", false, &s))
 		m->contains = qplab__sc_strdup(s);
 	if (qplab__sc_str(ctx, v, sub, "regex", false, &s)) {
-		int rc = regcomp(&m->re, s, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
+		const char *costly = regex_too_costly(s);
+		int rc = costly ? 0 : regcomp(&m->re, s, REG_EXTENDED | REG_NOSUB);
+		if (costly) {
+			qplab__sc_err(ctx, line, "regex in %s refused: %s", key, costly);
+		} else if (rc) {
 			char why[128];
 			regerror(rc, &m->re, why, sizeof(why));
 			qplab__sc_err(ctx, line, "bad regex in %s: %s", key, why);

@@ -295,6 +295,11 @@ static const struct {
 	{NULL, "{ \"do\": \"fan_in\", \"from\": [\"a\", \"a\"], \"to\": \"b\", \"count\": 2 },", NULL, "@S@", "fan_in names host \"a\" twice"},
 	{NULL, "{ \"do\": \"fan_in\", \"from\": [], \"to\": \"b\", \"count\": 2 },", NULL, "@S@", "fan_in: \"from\" names 1 to"},
 	{NULL, NULL, "{ \"host\": \"a\", \"error_text\": { \"regex\": \"a(b\" } },", "@E@", "bad regex"},
+	/* glibc's regcomp copies repeated expressions: 128 stacked '+' took it
+	 * past 2 GB (fuzz-long); refused before it compiles (13 '+': 2^13 copies) */
+	{NULL, NULL, "{ \"host\": \"a\", \"error_text\": { \"regex\": \"x+++++++++++++\" } },", "@E@", "regex in error_text refused: its repetitions multiply past 4096"},
+	{NULL, NULL, "{ \"host\": \"a\", \"error_text\": { \"regex\": \"(a{100}){100}\" } },", "@E@", "multiply past 4096"},
+	{NULL, NULL, "{ \"host\": \"a\", \"error_text\": { \"regex\": \"a{99999999}\" } },", "@E@", "multiply past 4096"},
 	{NULL, NULL, "{ \"host\": \"a\", \"datapath_qps\": { \"all\": \"fine\" } },", "@E@", "all \"fine\" is not one of: ok, failed, not_run"},
 	{NULL, NULL, "{ \"host\": \"a\", \"datapath_qps\": [\"ok\", \"RTS\"] },", "@E@", "datapath_qps[1] \"RTS\" is not one of"},
 	{NULL, NULL, "{ \"host\": \"a\", \"datapath_qps\": \"ok\" },", "@E@", "datapath_qps is {\"all\": RESULT} or [RESULT, ...]"},
