@@ -16,7 +16,7 @@
  *     allocated.
  * Every wait is bounded; a run that breaks one of these traps.
  *
- * Inputs are at most 128 bytes (fuzz_daemon_conn.flags): a run costs a
+ * Inputs are at most 128 bytes (the Makefile's FUZZ_FLAGS_fuzz_daemon_conn): a run costs a
  * real daemon round trip per operation, and longer scripts only made runs
  * slower (a corpus grown to 700-byte scripts ran 770 runs a second).
  *
