@@ -18,7 +18,6 @@
  * Every loop is bounded in count and time.  Figures go to stdout as
  * "name value unit" lines that bench/rdma.sh reads.
  */
-#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +28,7 @@
 
 #include "qphs.h"
 #include "qphs/probe.h"
+#include "procstat.h"
 #include "rss.h"
 
 #define QP_PROBE_CAP 2048
@@ -76,44 +76,13 @@ struct host {
 	char tnames[HOST_TIDS][16];
 };
 
-/* The process's threads now: TIDs, and their names when names is not NULL. */
-static int list_tasks(int *tids, char (*names)[16], int max)
-{
-	DIR *dir = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	while (dir && n < max && (e = readdir(dir))) {
-		int tid = atoi(e->d_name);
-		char path[64];
-		FILE *f;
-
-		if (tid <= 0)
-			continue;
-		tids[n] = tid;
-		if (names) {
-			snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
-			names[n][0] = 0;
-			if ((f = fopen(path, "r"))) {
-				if (fgets(names[n], 16, f))
-					names[n][strcspn(names[n], "\n")] = 0;
-				fclose(f);
-			}
-		}
-		n++;
-	}
-	if (dir)
-		closedir(dir);
-	return n;
-}
-
 /* Keeps in h the library threads that are in after[] but not in before[]. */
 static void host_threads(struct host *h, const int *before, int nb)
 {
 	int after[512], na;
 	static char names[512][16];
 
-	na = list_tasks(after, names, 512);
+	na = bench_tasks(after, names, 512);
 	for (int i = 0; i < na && h->ntids < HOST_TIDS; i++) {
 		int old = 0;
 
@@ -145,7 +114,7 @@ static void host_up(struct host *h, const char *dev, const char *addr, const cha
 		    const struct qphs_config *cfg)
 {
 	char err[256];
-	int rc, before[512], nb = list_tasks(before, NULL, 512);
+	int rc, before[512], nb = bench_tasks(before, NULL, 512);
 
 	memset(h, 0, sizeof(*h));
 	if (!server) {
@@ -286,13 +255,15 @@ static void setup_latency(struct host *a, struct host *b, const char *tag)
 
 struct conn_job {
 	struct qphs_context *a, *b;
-	pthread_barrier_t *bar, *end;
+	pthread_barrier_t *bar, *end, *leave;
 	struct qphs_endpoint *ea, *eb;
 	double ms, done_at;
 };
 
-/* A thread exits only after every connection is ready: the exits (stack
- * unmapping, TLB shootdowns) are the harness's cost, not setup's. */
+/* A thread exits only after every connection is ready and the phase's
+ * CPU marks and profile window are closed (the leave barrier): the exits
+ * (stack unmapping, its madvise and TLB shootdowns) are the harness's
+ * cost, not setup's. */
 static void *conn_thread(void *arg)
 {
 	struct conn_job *j = arg;
@@ -301,6 +272,7 @@ static void *conn_thread(void *arg)
 	j->ms = connect_ready(j->a, j->b, &j->ea, &j->eb);
 	j->done_at = now_ms();
 	pthread_barrier_wait(j->end);
+	pthread_barrier_wait(j->leave);
 	return NULL;
 }
 
@@ -323,92 +295,33 @@ struct cpu_mark {
 	long listen_overflows, syn_retrans; /* TcpExt of /proc/net/netstat */
 };
 
-/* One TcpExt counter of /proc/net/netstat (names line, then values). */
-static long tcpext(const char *name)
-{
-	char names[4096], vals[4096], *sn, *sv;
-	FILE *f = fopen("/proc/net/netstat", "r");
-	long v = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(names, sizeof(names), f) && fgets(vals, sizeof(vals), f)) {
-		if (strncmp(names, "TcpExt:", 7))
-			continue;
-		char *n = strtok_r(names, " \n", &sn), *x = strtok_r(vals, " \n", &sv);
-		for (; n && x; n = strtok_r(NULL, " \n", &sn), x = strtok_r(NULL, " \n", &sv))
-			if (!strcmp(n, name))
-				v = atol(x);
-	}
-	fclose(f);
-	return v;
-}
-
 static void cpu_mark(struct cpu_mark *m)
 {
-	unsigned long long v[10] = {0};
-	double tick = 1000.0 / (double)sysconf(_SC_CLK_TCK), all = 0;
 	struct rusage ru;
-	FILE *f = fopen("/proc/stat", "r");
 
 	memset(m, 0, sizeof(*m));
-	if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-			&v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
-		for (int i = 0; i < 8; i++)
-			all += (double)v[i];
-		m->total_ms = all * tick;
-		m->busy_ms = (all - (double)v[3] - (double)v[4]) * tick; /* not idle, iowait */
-	}
-	if (f)
-		fclose(f);
+	bench_guest_cpu(&m->busy_ms, &m->total_ms);
 	getrusage(RUSAGE_SELF, &ru);
 	m->proc_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 	m->csw = ru.ru_nvcsw + ru.ru_nivcsw;
-	m->listen_overflows = tcpext("ListenOverflows");
-	m->syn_retrans = tcpext("TCPSynRetrans");
+	m->listen_overflows = bench_tcpext("ListenOverflows");
+	m->syn_retrans = bench_tcpext("TCPSynRetrans");
 }
 
 static struct cpu_mark cpu_at[2];
 
 /* CPU time of the server's own threads during a phase: whether its daemon
  * loop, ACK thread or workers are what the connections wait for.  The
- * threads are found by name (/proc/self/task/TID/comm: the library names
- * them), and told from the clients' by being the ones host_up started for
- * the server (struct host's tids); their CPU time is schedstat's first
- * field (ns on CPU), or utime + stime of stat where schedstat is absent. */
-static double task_ms(int tid)
-{
-	char path[64];
-	unsigned long long ns, ut, st;
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
-	if ((f = fopen(path, "r"))) {
-		ok = fscanf(f, "%llu", &ns) == 1;
-		fclose(f);
-		if (ok)
-			return (double)ns / 1e6;
-	}
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	if (!(f = fopen(path, "r")))
-		return -1;
-	/* comm may hold spaces: the fields after it start after the last ')'. */
-	char line[1024], *p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
-	fclose(f);
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-			 &st) != 2)
-		return -1;
-	return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
-}
-
+ * threads are found by name (the library names them), and told from the
+ * clients' by being the ones host_up started for the server (struct host's
+ * tids). */
 static double srv_at[2][HOST_TIDS];
 
 static void srv_mark(struct host *b, int k)
 {
 	for (int i = 0; i < b->ntids; i++)
-		srv_at[k][i] = task_ms(b->tids[i]);
+		srv_at[k][i] = bench_task_ms(b->tids[i]);
 }
 
 static void srv_print(const char *ptag, struct host *b)
@@ -427,34 +340,25 @@ static void srv_print(const char *ptag, struct host *b)
 	}
 }
 
-/* Waits (bounded: 15 s) until the guest's CPUs are quiet: the teardown of
- * the previous phase (thousands of QPs destroyed, contexts closed) goes on
- * in kworkers and RCU for a while, and must not be billed to the next. */
-static void settle(void)
-{
-	struct timespec nap = {0, 200 * 1000000L};
-	struct cpu_mark a, b;
-
-	for (int i = 0; i < 75; i++) {
-		cpu_mark(&a);
-		nanosleep(&nap, NULL);
-		cpu_mark(&b);
-		if (b.total_ms > a.total_ms && b.busy_ms - a.busy_ms < 0.1 * (b.total_ms - a.total_ms))
-			return;
-	}
-}
-
 /* QPLAB_BENCH_PERF_CTL=FIFO: "enable" / "disable" around each timed
  * N-endpoint phase, for `perf record -D -1 --control fifo:FIFO` (profiling
  * the timed part alone; the library's threads are named, so `perf report
  * --sort comm` splits qphs-loop and qphs-worker from the callers). */
 static void perf_ctl(const char *what)
 {
-	const char *p = getenv("QPLAB_BENCH_PERF_CTL");
+	const char *p = getenv("QPLAB_BENCH_PERF_CTL"), *ack = getenv("QPLAB_BENCH_PERF_ACK");
 	FILE *f = p ? fopen(p, "w") : NULL;
+	char line[16];
 
-	if (f) {
-		fprintf(f, "%s\n", what);
+	if (!f)
+		return;
+	fprintf(f, "%s\n", what);
+	fclose(f);
+	/* QPLAB_BENCH_PERF_ACK=FIFO (perf's --control fifo:CTL,ACK): perf
+	 * answers "ack" once the command took effect. */
+	if (ack && (f = fopen(ack, "r"))) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
 		fclose(f);
 	}
 }
@@ -480,13 +384,15 @@ static double burst(struct host *cl, struct host *b, int n, struct phases *ph)
 {
 	struct conn_job *jobs = calloc((size_t)n, sizeof(*jobs));
 	pthread_t *th = calloc((size_t)n, sizeof(*th));
-	pthread_barrier_t bar, end;
+	pthread_barrier_t bar, end, leave;
 	double t0, t = 0;
 
 	pthread_barrier_init(&bar, NULL, (unsigned)n + 1);
 	pthread_barrier_init(&end, NULL, (unsigned)n + 1);
+	pthread_barrier_init(&leave, NULL, (unsigned)n + 1);
 	for (int i = 0; i < n; i++) {
-		jobs[i] = (struct conn_job){.a = cl[i].ctx, .b = b->ctx, .bar = &bar, .end = &end};
+		jobs[i] = (struct conn_job){
+			.a = cl[i].ctx, .b = b->ctx, .bar = &bar, .end = &end, .leave = &leave};
 		pthread_create(&th[i], NULL, conn_thread, &jobs[i]);
 	}
 	perf_ctl("enable");
@@ -498,6 +404,7 @@ static double burst(struct host *cl, struct host *b, int n, struct phases *ph)
 	cpu_mark(&cpu_at[1]);
 	srv_mark(b, 1);
 	perf_ctl("disable");
+	pthread_barrier_wait(&leave);
 	for (int i = 0; i < n; i++) {
 		pthread_join(th[i], NULL);
 		if (jobs[i].done_at - t0 > t)
@@ -505,6 +412,7 @@ static double burst(struct host *cl, struct host *b, int n, struct phases *ph)
 	}
 	pthread_barrier_destroy(&bar);
 	pthread_barrier_destroy(&end);
+	pthread_barrier_destroy(&leave);
 	for (int i = 0; i < n; i++) {
 		phases_add(ph, jobs[i].ea, jobs[i].eb);
 		conn_close(jobs[i].ea, jobs[i].eb);
@@ -574,7 +482,7 @@ static void phase(const char *const d[2], const char *const ad[2],
 	}
 	for (int i = 0; i < n; i++)
 		pools_ready(cl[i].ctx, b.ctx);
-	settle();
+	bench_settle();
 	rss0 = bench_rss_kib(0);
 	t = concurrent ? burst(cl, &b, n, &ph) : one_by_one(cl, &b, n, &ph);
 	print_many(tag, n, concurrent ? "concurrent" : "back_to_back", t, &ph, &b);

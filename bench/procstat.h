@@ -1,0 +1,140 @@
+/* procstat.h — CPU and TCP counters from /proc, for the RDMA benches
+ * (rdma_setup, fanin): the guest's busy time, a thread's run time, the
+ * process's threads by name, the TcpExt counters of the caller's network
+ * namespace, and a wait for a quiet guest. */
+#ifndef QPLAB_BENCH_PROCSTAT_H
+#define QPLAB_BENCH_PROCSTAT_H
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* One TcpExt counter of /proc/net/netstat (a names line, then a values
+ * line): the caller's network namespace.  -1 when unreadable. */
+static inline long bench_tcpext(const char *name)
+{
+	char names[4096], vals[4096], *sn, *sv;
+	FILE *f = fopen("/proc/net/netstat", "r");
+	long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(names, sizeof(names), f) && fgets(vals, sizeof(vals), f)) {
+		if (strncmp(names, "TcpExt:", 7))
+			continue;
+		char *n = strtok_r(names, " \n", &sn), *x = strtok_r(vals, " \n", &sv);
+		for (; n && x; n = strtok_r(NULL, " \n", &sn), x = strtok_r(NULL, " \n", &sv))
+			if (!strcmp(n, name))
+				v = atol(x);
+	}
+	fclose(f);
+	return v;
+}
+
+/* The machine's CPU time so far from /proc/stat, ms: *busy (not idle, not
+ * iowait: softirqs and kworkers included) and *total.  0, or -1. */
+static inline int bench_guest_cpu(double *busy, double *total)
+{
+	unsigned long long v[8] = {0};
+	double tick = 1000.0 / (double)sysconf(_SC_CLK_TCK), all = 0;
+	FILE *f = fopen("/proc/stat", "r");
+	int ok;
+
+	*busy = *total = 0;
+	if (!f)
+		return -1;
+	ok = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		    &v[4], &v[5], &v[6], &v[7]) == 8;
+	fclose(f);
+	if (!ok)
+		return -1;
+	for (int i = 0; i < 8; i++)
+		all += (double)v[i];
+	*total = all * tick;
+	*busy = (all - (double)v[3] - (double)v[4]) * tick;
+	return 0;
+}
+
+/* This process's threads now: TIDs, and their names (comm) when names is
+ * not NULL.  Returns how many (at most max). */
+static inline int bench_tasks(int *tids, char (*names)[16], int max)
+{
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	while (dir && n < max && (e = readdir(dir))) {
+		int tid = atoi(e->d_name);
+		char path[64];
+		FILE *f;
+
+		if (tid <= 0)
+			continue;
+		tids[n] = tid;
+		if (names) {
+			snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+			names[n][0] = 0;
+			if ((f = fopen(path, "r"))) {
+				if (fgets(names[n], 16, f))
+					names[n][strcspn(names[n], "\n")] = 0;
+				fclose(f);
+			}
+		}
+		n++;
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* Run time of thread tid of this process so far, ms: schedstat's first
+ * field (ns on CPU), or utime + stime of stat where schedstat is absent;
+ * -1 when the thread is gone. */
+static inline double bench_task_ms(int tid)
+{
+	char path[64], line[1024], *p;
+	unsigned long long ns, ut, st;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+	if ((f = fopen(path, "r"))) {
+		ok = fscanf(f, "%llu", &ns) == 1;
+		fclose(f);
+		if (ok)
+			return (double)ns / 1e6;
+	}
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	/* comm may hold spaces: the fields after it start after the last ')'. */
+	p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+	fclose(f);
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+			 &st) != 2)
+		return -1;
+	return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Waits (bounded: 15 s) until the machine's CPUs are quiet (under 10 %
+ * busy over 200 ms): the teardown of a previous phase (QPs destroyed,
+ * contexts closed) goes on in kworkers and RCU for a while, and must not
+ * be billed to the next. */
+static inline void bench_settle(void)
+{
+	struct timespec nap = {0, 200 * 1000000L};
+	double b0, t0, b1, t1;
+
+	for (int i = 0; i < 75; i++) {
+		bench_guest_cpu(&b0, &t0);
+		nanosleep(&nap, NULL);
+		bench_guest_cpu(&b1, &t1);
+		if (t1 > t0 && b1 - b0 < 0.1 * (t1 - t0))
+			return;
+	}
+}
+
+#endif
