@@ -10,6 +10,12 @@
  *   flame top N < FOLDED             the N costliest functions, by samples
  *                                    on CPU in them (self) and under them
  *                                    (total)
+ *   flame split OWN < FOLDED         the samples by whose code was on CPU
+ *                                    (the kernel, our own functions: the
+ *                                    names listed in file OWN, json-c, other
+ *                                    user code) and by what the thread was
+ *                                    doing (the outermost frame that names
+ *                                    a kind of work: QP creation, TCP, ...)
  *
  * Samples are counted, not weighted: record with a fixed period (perf
  * record -c), so every sample stands for the same CPU time.  Kernel
@@ -421,6 +427,164 @@ static int top(int n)
 	return 0;
 }
 
+/* ---- split ---- */
+
+/* What a sample's thread was doing: the first kind in this table's order
+ * one of whose functions is anywhere on its stack (so a QP creation inside
+ * the verbs ioctl is a QP creation, and a softirq run inside a TCP send is
+ * that send's).  Kernel function names of Linux 6.x/7.x (x86_64). */
+static const struct kind {
+	const char *name;
+	const char *fns[10];
+} kinds[] = {
+	{"QP create (verbs ioctl: rxe's queues allocated and zeroed)",
+	 {"ib_uverbs_handler_UVERBS_METHOD_QP_CREATE", "rxe_create_qp"}},
+	{"QP modify", {"ib_uverbs_modify_qp", "ib_uverbs_ex_modify_qp", "rxe_modify_qp"}},
+	{"QP destroy", {"ib_uverbs_handler_UVERBS_METHOD_QP_DESTROY", "rxe_destroy_qp"}},
+	{"mmap/munmap (the provider maps rxe's queues)", {"ksys_mmap_pgoff", "__vm_munmap"}},
+	{"other verbs calls", {"ib_uverbs_ioctl", "ib_uverbs_write"}},
+	{"TCP: connect", {"__sys_connect"}},
+	{"TCP: accept", {"__sys_accept4"}},
+	{"TCP: send", {"__sys_sendto", "__sys_sendmsg"}},
+	{"TCP: recv", {"__sys_recvfrom", "__sys_recvmsg"}},
+	{"TCP: socket, close, options", {"__sys_socket", "sock_close", "__sys_setsockopt",
+					 "__sys_getsockopt"}},
+	{"epoll", {"do_epoll_wait", "do_epoll_ctl"}},
+	{"threads, page faults, madvise", {"__x64_sys_clone", "__x64_sys_clone3", "__x64_sys_exit",
+					   "asm_exc_page_fault", "__x64_sys_madvise",
+					   "__x64_sys_mprotect"}},
+	{"waiting (futex, poll, sleep)", {"__x64_sys_futex", "__x64_sys_poll", "__x64_sys_ppoll",
+					  "__x64_sys_nanosleep", "__x64_sys_clock_nanosleep"}},
+	{"softirq (network, rxe, timers)", {"handle_softirqs", "run_ksoftirqd"}},
+	{"kernel workqueues", {"worker_thread"}},
+	{"idle", {"do_idle"}},
+};
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+static int frame_is(const char *frame, const char *fn)
+{
+	size_t n = strlen(fn);
+
+	return !strncmp(frame, fn, n) && (!frame[n] || !strcmp(frame + n, " [k]"));
+}
+
+/* The kind of a stack of n frames: the index in kinds, NKINDS when none
+ * matches and no frame is the kernel's (user code running), NKINDS + 1
+ * otherwise. */
+static size_t kind_of(char *const *frames, int n)
+{
+	int kernel = 0;
+
+	for (size_t k = 0; k < NKINDS; k++)
+		for (int f = 0; f < n; f++)
+			for (int i = 0; i < 10 && kinds[k].fns[i]; i++)
+				if (frame_is(frames[f], kinds[k].fns[i]))
+					return k;
+	for (int f = 0; f < n && !kernel; f++)
+		kernel = strlen(frames[f]) > 4 && !strcmp(frames[f] + strlen(frames[f]) - 4, " [k]");
+	return kernel ? NKINDS + 1 : NKINDS;
+}
+
+/* OWN: one function name per line (nm's names of our library). */
+static char **own;
+static size_t nown;
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int read_own(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	size_t cap = 0;
+
+	if (!f) {
+		fprintf(stderr, "flame: %s: cannot read\n", path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = 0;
+		if (!line[0])
+			continue;
+		if (nown == cap) {
+			char **n = realloc(own, (cap = cap ? 2 * cap : 256) * sizeof(*own));
+			if (!n) {
+				fclose(f);
+				return -1;
+			}
+			own = n;
+		}
+		own[nown++] = xstrdup(line);
+	}
+	fclose(f);
+	qsort(own, nown, sizeof(*own), cmp_str);
+	return 0;
+}
+
+enum { W_KERNEL, W_OWN, W_JSONC, W_USER, W_COUNT };
+static const char *const whose_name[W_COUNT] = {
+	"the kernel", "our own functions (OWN)", "json-c", "other user code (libc, libibverbs, "
+	"the rxe provider, the program; [unknown] frames)"};
+
+static int whose(const char *leaf)
+{
+	size_t n = strlen(leaf);
+
+	if (n > 4 && !strcmp(leaf + n - 4, " [k]"))
+		return W_KERNEL;
+	if (nown && bsearch(&leaf, own, nown, sizeof(*own), cmp_str))
+		return W_OWN;
+	if (!strncmp(leaf, "json_", 5) || !strncmp(leaf, "lh_", 3) || !strncmp(leaf, "printbuf_", 9) ||
+	    !strncmp(leaf, "array_list_", 11))
+		return W_JSONC;
+	return W_USER;
+}
+
+static int split(const char *own_path)
+{
+	unsigned long by_whose[W_COUNT] = {0}, by_kind[NKINDS + 2] = {0}, all = 0;
+	static char *frames[MAX_DEPTH];
+	char line[MAX_LINE * 4];
+	unsigned long lineno = 0;
+
+	if (read_own(own_path))
+		return 1;
+	while (fgets(line, sizeof(line), stdin)) {
+		char *sp = strrchr(line, ' '), *end, *frame, *save = NULL;
+		unsigned long c;
+		int n = 0;
+
+		lineno++;
+		if (!sp || (c = strtoul(sp + 1, &end, 10)) == 0 || (*end && *end != '\n')) {
+			fprintf(stderr, "flame: line %lu is not \"stack count\"\n", lineno);
+			return 1;
+		}
+		*sp = '\0';
+		/* The first frame is the thread's name (comm): not a function. */
+		frame = strtok_r(line, ";", &save);
+		while ((frame = strtok_r(NULL, ";", &save)) && n < MAX_DEPTH)
+			frames[n++] = frame;
+		all += c;
+		by_kind[kind_of(frames, n)] += c;
+		by_whose[n ? whose(frames[n - 1]) : W_USER] += c;
+	}
+	if (!all)
+		return 1;
+	printf("# %lu samples; whose code was on CPU\n", all);
+	for (int w = 0; w < W_COUNT; w++)
+		printf("whose %6.2f%%  %s\n", 100.0 * (double)by_whose[w] / (double)all, whose_name[w]);
+	printf("# what the thread was doing (the first kind, in this order, on its stack)\n");
+	for (size_t k = 0; k < NKINDS + 2; k++)
+		if (by_kind[k])
+			printf("what  %6.2f%%  %s\n", 100.0 * (double)by_kind[k] / (double)all,
+			       k < NKINDS	    ? kinds[k].name
+			       : k == NKINDS ? "user code, no kernel frame"
+					     : "other kernel work (interrupts, scheduling, ...)");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "fold"))
@@ -429,6 +593,8 @@ int main(int argc, char **argv)
 		return svg(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "top") && atoi(argv[2]) > 0)
 		return top(atoi(argv[2]));
-	fprintf(stderr, "usage: flame fold | flame svg TITLE | flame top N\n");
+	if (argc == 3 && !strcmp(argv[1], "split"))
+		return split(argv[2]);
+	fprintf(stderr, "usage: flame fold | flame svg TITLE | flame top N | flame split OWN\n");
 	return 2;
 }

@@ -144,16 +144,24 @@ echo "# guest load at the end: $(load)"
 # and closes the window through QPLAB_BENCH_PERF_CTL).  Stacks are folded
 # and drawn by bench/flame; the figures of this run are not the bench's.
 ctl=$(mktemp -u /run/qplab-perf-ctl.XXXXXX)
-mkfifo -m 600 "$ctl"
-data=$build/bench/profile-guest.data
+ack=$(mktemp -u /run/qplab-perf-ack.XXXXXX)
+mkfifo -m 600 "$ctl" "$ack"
+# The samples go to the guest's own /run: perf's writes to the build
+# directory, the host's over 9p, fail ("failed to write perf data, error:
+# Bad address", linux-perf 6.1 on a 7.2 guest).
+data=$(mktemp /run/qplab-perf-data.XXXXXX)
 echo "# profile: cold 64-concurrent burst in the guest (perf record -a -g -e cpu-clock)"
-QPLAB_BENCH_PERF_CTL=$ctl QPLAB_BENCH_CONFIGS=cold QPLAB_BENCH_MODES=concurrent \
-	timeout 900 perf record -q -a -g -e cpu-clock -c 1000000 -D -1 --control "fifo:$ctl" \
+QPLAB_BENCH_PERF_CTL=$ctl QPLAB_BENCH_PERF_ACK=$ack QPLAB_BENCH_CONFIGS=cold QPLAB_BENCH_MODES=concurrent \
+	timeout 900 perf record -a -g -e cpu-clock -c 1000000 -D -1 --control "fifo:$ctl,$ack" \
 	-o "$data" -- "$prof/bench/rdma_setup" --quick 64 >"$build/bench/profile-guest-run.txt" 2>&1 ||
 	echo "# profile: perf record failed: $(tail -3 "$build/bench/profile-guest-run.txt")"
-rm -f "$ctl"
+rm -f "$ctl" "$ack"
 timeout 600 perf script -i "$data" -F comm,ip,sym,dso 2>/dev/null | "$build/bench/flame" fold >"$build/bench/profile-guest.folded"
+rm -f "$data"
 "$build/bench/flame" svg "cold 64-concurrent burst, guest $(uname -r), cpu-clock" \
 	<"$build/bench/profile-guest.folded" >"$build/bench/profile-guest.svg"
 echo "# profile: $build/bench/profile-guest.svg; the costliest functions:"
 "$build/bench/flame" top 20 <"$build/bench/profile-guest.folded"
+# Whose code and what work: libqphs's own functions are its archive's.
+nm --defined-only "$prof/libqphs.a" 2>/dev/null | awk '$2 ~ /^[tT]$/ {print $3}' | sort -u >"$build/bench/profile-own.txt"
+"$build/bench/flame" split "$build/bench/profile-own.txt" <"$build/bench/profile-guest.folded"

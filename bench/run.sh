@@ -27,6 +27,11 @@ if [ -n "$prof" ]; then
 		<"$build/bench/profile-daemon.folded" >"$build/bench/profile-daemon.svg"
 	echo "# profile: $build/bench/profile-daemon.svg; the costliest functions:"
 	"$build/bench/flame" top 20 <"$build/bench/profile-daemon.folded"
+	# Whose code and what work: libqphs's own functions are its archive's
+	# (qplab links it statically), the harness's too.
+	nm --defined-only "$prof/qplab" 2>/dev/null | awk '$2 ~ /^[tT]$/ {print $3}' | sort -u \
+		>"$build/bench/profile-own.txt"
+	"$build/bench/flame" split "$build/bench/profile-own.txt" <"$build/bench/profile-daemon.folded"
 fi
 echo "# bench/rdma.sh (in the lab VM: connect-to-ready, N endpoints, modify_qp per transition, cmtime)"
 bench/rdma.sh "$build"
