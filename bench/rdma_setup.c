@@ -379,6 +379,10 @@ static void cpu_print(const char *ptag, int n)
 	       b->listen_overflows - a->listen_overflows, ptag, b->syn_retrans - a->syn_retrans);
 }
 
+/* The process's RSS with every connection of the last phase still open
+ * (read before they are closed). */
+static long rss_open;
+
 /* n connections to b, all started together; returns the wall time. */
 static double burst(struct host *cl, struct host *b, int n, struct phases *ph)
 {
@@ -413,6 +417,7 @@ static double burst(struct host *cl, struct host *b, int n, struct phases *ph)
 	pthread_barrier_destroy(&bar);
 	pthread_barrier_destroy(&end);
 	pthread_barrier_destroy(&leave);
+	rss_open = bench_rss_kib(0);
 	for (int i = 0; i < n; i++) {
 		phases_add(ph, jobs[i].ea, jobs[i].eb);
 		conn_close(jobs[i].ea, jobs[i].eb);
@@ -438,6 +443,7 @@ static double one_by_one(struct host *cl, struct host *b, int n, struct phases *
 	cpu_mark(&cpu_at[1]);
 	srv_mark(b, 1);
 	perf_ctl("disable");
+	rss_open = bench_rss_kib(0);
 	for (int i = 0; i < n; i++)
 		conn_close(e[2 * i], e[2 * i + 1]);
 	free(e);
@@ -493,8 +499,7 @@ static void phase(const char *const d[2], const char *const ad[2],
 		printf("%sendpoints_%d_%s_rss_per_connection %.1f KiB (one endpoint a side, %d QPs each; "
 		       "VmRSS %ld -> %ld KiB)\n",
 		       tag, n, concurrent ? "concurrent" : "back_to_back",
-		       (double)(bench_rss_kib(0) - rss0) / n, cfg->num_qp_per_ep, rss0,
-		       bench_rss_kib(0));
+		       (double)(rss_open - rss0) / n, cfg->num_qp_per_ep, rss0, rss_open);
 	for (int i = n - 1; i >= 0; i--)
 		host_down(&cl[i]);
 	host_down(&b);
