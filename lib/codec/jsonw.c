@@ -98,6 +98,19 @@ static const char *short_escape(unsigned char c)
 	}
 }
 
+/* 1: a byte written as it is, ASCII from 0x20 (DEL too) but '"' and
+ * '\\'.  Bytes from 0x80 up are 0. */
+static const unsigned char as_is[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 static void put_string(struct qphs__jw *b, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -109,7 +122,7 @@ static void put_string(struct qphs__jw *b, const char *s, size_t n)
 		unsigned cp;
 
 		/* A run of printable ASCII that needs no escape goes out whole. */
-		while (run < n && u[run] >= 0x20 && u[run] < 0x80 && u[run] != '"' && u[run] != '\\')
+		while (run < n && as_is[u[run]])
 			run++;
 		if (run > i) {
 			put(b, s + i, run - i);
@@ -276,7 +289,20 @@ void qphs__jw_raw(struct qphs__jw *b, const char *s, size_t n)
 
 void qphs__jw_string(struct qphs__jw *b, const char *s)
 {
-	put_string(b, s ? s : "", s ? strlen(s) : 0);
+	const unsigned char *u = (const unsigned char *)(s ? s : "");
+	size_t run = 0;
+
+	/* The common string needs no escape: its length falls out of the
+	 * scan (the NUL is not as_is), with no strlen before it. */
+	while (as_is[u[run]])
+		run++;
+	if (u[run]) {
+		put_string(b, (const char *)u, run + strlen((const char *)u + run));
+		return;
+	}
+	put(b, "\"", 1);
+	put(b, (const char *)u, run);
+	put(b, "\"", 1);
 }
 
 void qphs__jw_int(struct qphs__jw *b, int64_t v)
