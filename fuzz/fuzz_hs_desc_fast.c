@@ -1,7 +1,8 @@
 /* Differential: the fast Connection reader (codec/descfast.h) against the
  * json-c path it stands in for.  Whatever the fast reader reads, the json-c
  * path must read too, into the same descriptor, and qphs_json_shape must
- * count the same members; what it gives up on it must leave untouched. */
+ * count the same members; what it gives up on it must leave untouched.
+ * The daemon's one-block variant must read the same. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct qphs_json_shape shape;
 	size_t members;
 	char err[256];
+	void *block;
 
 	memset(&fast, 0xA5, sizeof(fast));
 	untouched = fast;
@@ -54,8 +56,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (qphs_hs_desc_parse(json, size, &pub, err, sizeof(err)) || !same(&pub, &ref))
 		abort();
+	qphs_hs_desc_clear(&pub);
+	/* The daemon's variant: everything in one block. */
+	if (!qphs__hs_desc_fast_block(json, size, &pub, &members, &block) || !same(&pub, &ref) ||
+	    shape.keys + shape.elements != members)
+		abort();
+	free(block);
 	qphs_hs_desc_clear(&fast);
 	qphs_hs_desc_clear(&ref);
-	qphs_hs_desc_clear(&pub);
 	return 0;
 }

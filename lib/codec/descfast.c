@@ -219,18 +219,27 @@ static bool scan_body(struct scan *p)
 	return p->i == p->n;
 }
 
-static char *copy(const char *s, size_t len)
+static char *copy(const char *s, size_t len, char *to)
 {
-	char *c = malloc(len + 1);
-
-	if (c) {
+	if (to) {
 		if (len)
-			memcpy(c, s, len);
-		c[len] = '\0';
+			memcpy(to, s, len);
+		to[len] = '\0';
 	}
-	return c;
+	return to;
 }
 
+/* The fields but the strings and qp_num. */
+static void scalars(const struct scan *p, struct qphs_hs_desc *d)
+{
+	d->qp_count = p->qp_count;
+	d->local_lid = (uint16_t)p->lid;
+	d->has_ready_ack = p->seen & (1u << K_ACK);
+	d->ready_ack = p->ack;
+	d->path_mtu = (int)p->mtu;
+}
+
+/* One allocation per field, as qphs_hs_desc_clear frees them. */
 static bool build(const struct scan *p, struct qphs_hs_desc *out)
 {
 	struct qphs_hs_desc d = {0};
@@ -239,7 +248,7 @@ static bool build(const struct scan *p, struct qphs_hs_desc *out)
 			       [K_PAYLOAD] = &d.payload};
 
 	for (int k = 0; k < N_STR; k++)
-		if (!(*field[k] = copy(p->str[k], p->str_len[k])))
+		if (!(*field[k] = copy(p->str[k], p->str_len[k], malloc(p->str_len[k] + 1))))
 			goto fail;
 	if (p->qp_count) {
 		d.qp_num = malloc(p->qp_count * sizeof(*d.qp_num));
@@ -247,11 +256,7 @@ static bool build(const struct scan *p, struct qphs_hs_desc *out)
 			goto fail;
 		memcpy(d.qp_num, p->qps, p->qp_count * sizeof(*d.qp_num));
 	}
-	d.qp_count = p->qp_count;
-	d.local_lid = (uint16_t)p->lid;
-	d.has_ready_ack = p->seen & (1u << K_ACK);
-	d.ready_ack = p->ack;
-	d.path_mtu = (int)p->mtu;
+	scalars(p, &d);
 	*out = d;
 	return true;
 fail:
@@ -259,23 +264,70 @@ fail:
 	return false;
 }
 
+/* Every string and qp_num in one allocation: qp_num first (malloc's
+ * alignment), then the strings. */
+static bool build_block(const struct scan *p, struct qphs_hs_desc *out, void **block)
+{
+	struct qphs_hs_desc d = {0};
+	char **field[N_STR] = {[K_NIC] = &d.local_nic_path, [K_GID] = &d.local_gid,
+			       [K_PEER] = &d.peer_nic_path, [K_REPLY] = &d.reply_msg,
+			       [K_PAYLOAD] = &d.payload};
+	size_t qps = p->qp_count * sizeof(*d.qp_num), size = qps;
+	char *b, *at;
+
+	for (int k = 0; k < N_STR; k++)
+		size += p->str_len[k] + 1;
+	b = malloc(size);
+	if (!b)
+		return false;
+	if (qps) {
+		d.qp_num = (uint32_t *)(void *)b;
+		memcpy(d.qp_num, p->qps, qps);
+	}
+	at = b + qps;
+	for (int k = 0; k < N_STR; k++) {
+		*field[k] = copy(p->str[k], p->str_len[k], at);
+		at += p->str_len[k] + 1;
+	}
+	scalars(p, &d);
+	*out = d;
+	*block = b;
+	return true;
+}
+
+static bool scan(struct scan *p, const char *json, size_t json_len)
+{
+	p->s = json;
+	p->n = json_len;
+	p->i = 0;
+	p->seen = 0;
+	p->lid = p->mtu = 0;
+	p->ack = false;
+	p->qp_count = p->members = 0;
+	for (int k = 0; k < N_STR; k++) {
+		p->str[k] = "";
+		p->str_len[k] = 0;
+	}
+	return scan_body(p);
+}
+
 int qphs__hs_desc_fast(const char *json, size_t json_len, struct qphs_hs_desc *out,
 		       size_t *members)
 {
 	struct scan p;
 
-	p.s = json;
-	p.n = json_len;
-	p.i = 0;
-	p.seen = 0;
-	p.lid = p.mtu = 0;
-	p.ack = false;
-	p.qp_count = p.members = 0;
-	for (int k = 0; k < N_STR; k++) {
-		p.str[k] = "";
-		p.str_len[k] = 0;
-	}
-	if (!scan_body(&p) || !build(&p, out))
+	if (!scan(&p, json, json_len) || !build(&p, out))
+		return 0;
+	*members = p.members;
+	return 1;
+}
+
+int qphs__hs_desc_fast_block(const char *json, size_t json_len, struct qphs_hs_desc *out,
+			     size_t *members, void **block)
+{
+	struct scan p;
+
+	if (!scan(&p, json, json_len) || !build_block(&p, out, block))
 		return 0;
 	*members = p.members;
 	return 1;

@@ -27,6 +27,13 @@ struct qphs_hs_desc;
 int qphs__hs_desc_fast(const char *json, size_t json_len, struct qphs_hs_desc *out,
 		       size_t *members);
 
+/* The same, but every string and qp_num of *out in one allocation,
+ * *block: free(*block) releases them all, and *out must never reach
+ * qphs_hs_desc_clear or qphs_desc_set_str.  For the daemon, which owns its
+ * requests' descriptors and lends them out const. */
+int qphs__hs_desc_fast_block(const char *json, size_t json_len, struct qphs_hs_desc *out,
+			     size_t *members, void **block);
+
 /* qphs_hs_desc_parse through json-c only: the reference. */
 int qphs__hs_desc_parse_json(const char *json, size_t json_len, struct qphs_hs_desc *out,
 			     char *err, size_t errlen);

@@ -91,6 +91,8 @@ struct qphs_request {
 	int check_rc;              /* REQ_PARSED: the body check's result */
 	char check_err[512];       /* and its text */
 	struct qphs_hs_desc desc; /* the body, parsed once by the daemon */
+	void *desc_block;          /* non-NULL: desc's strings and qp_num are
+				    * this one allocation (codec/descfast.h) */
 	size_t json_len;
 	char json[];               /* NUL-terminated copy of the body */
 };

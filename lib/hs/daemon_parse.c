@@ -11,6 +11,7 @@
  * unlinks itself from the request (req->conn = NULL), which the loop sees
  * when the request comes back. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon_int.h"
@@ -53,20 +54,23 @@ void qphs__request_check(const struct qphs_config *cfg, struct qphs_request *req
 	struct qphs_json_shape shape;
 	struct qphs_hs_desc desc;
 	size_t members;
+	void *block;
 
 	req->check_err[0] = '\0';
-	/* The common Connection body, read without json-c (codec/descfast.h):
-	 * the same result, at a fraction of the cost.  Any other body, or one
-	 * above the limit, takes the path below, which words every refusal. */
+	/* The common Connection body, read without json-c (codec/descfast.h)
+	 * into one allocation: the same result, at a fraction of the cost.
+	 * Any other body, or one above the limit, takes the path below, which
+	 * words every refusal. */
 	if (htype == QPHS_HS_CONNECTION &&
-	    qphs__hs_desc_fast(req->json, req->json_len, &desc, &members)) {
+	    qphs__hs_desc_fast_block(req->json, req->json_len, &desc, &members, &block)) {
 		if (members <= (size_t)cfg->max_body_keys) {
 			req->check_rc = 0;
 			req->desc = desc;
+			req->desc_block = block;
 			req->has_desc = true;
 			return;
 		}
-		qphs_hs_desc_clear(&desc);
+		free(block);
 	}
 	/* Counted before json-c builds a hash table for every key. */
 	qphs_json_shape(req->json, req->json_len, &shape);

@@ -67,7 +67,9 @@ void qphs__request_free(struct qphs_request *req)
 
 	atomic_fetch_sub(&door->live_bytes,
 			 (int64_t)(sizeof(*req) + req->json_len + 1 + req->reply_len));
-	if (req->has_desc)
+	if (req->desc_block)
+		free(req->desc_block);
+	else if (req->has_desc)
 		qphs_hs_desc_clear(&req->desc);
 	free(req->reply);
 	free(req);

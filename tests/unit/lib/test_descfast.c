@@ -39,6 +39,7 @@ static void expect_fast(const char *json, size_t len)
 	struct qphs_json_shape shape;
 	char err[256] = "";
 	size_t members = 0;
+	void *block;
 
 	ck_assert_msg(qphs__hs_desc_fast(json, len, &fast, &members) == 1, "%s: not read", json);
 	ck_assert_msg(qphs__hs_desc_parse_json(json, len, &ref, err, sizeof(err)) == 0, "%s: %s",
@@ -47,6 +48,13 @@ static void expect_fast(const char *json, size_t len)
 	qphs_json_shape(json, len, &shape);
 	ck_assert_uint_eq(members, shape.keys + shape.elements);
 	qphs_hs_desc_clear(&fast);
+	/* The daemon's variant: the same, in one block. */
+	members = 0;
+	ck_assert_msg(qphs__hs_desc_fast_block(json, len, &fast, &members, &block) == 1,
+		      "%s: not read in a block", json);
+	expect_same(json, &fast, &ref);
+	ck_assert_uint_eq(members, shape.keys + shape.elements);
+	free(block);
 	qphs_hs_desc_clear(&ref);
 }
 
@@ -128,12 +136,17 @@ START_TEST(descfast_hands_off_the_rest)
 	struct qphs_hs_desc d, before, ref;
 	char e1[256] = "", e2[256] = "";
 	size_t members = 12345;
+	void *block = &before;
 	int rc1, rc2;
 
 	memset(&d, 0x5A, sizeof(d));
 	before = d;
 	ck_assert_msg(qphs__hs_desc_fast(json, len, &d, &members) == 0, "%s: read", json);
 	ck_assert_msg(!memcmp(&d, &before, sizeof(d)) && members == 12345, "%s: written", json);
+	ck_assert_msg(qphs__hs_desc_fast_block(json, len, &d, &members, &block) == 0 &&
+			      !memcmp(&d, &before, sizeof(d)) && members == 12345 &&
+			      block == (void *)&before,
+		      "%s: read in a block", json);
 	/* The public reader answers exactly as the json-c path. */
 	rc1 = qphs_hs_desc_parse(json, len, &d, e1, sizeof(e1));
 	rc2 = qphs__hs_desc_parse_json(json, len, &ref, e2, sizeof(e2));
