@@ -397,12 +397,17 @@ static void feed(struct qphs_daemon *d, struct conn *c, const uint8_t *buf, size
 		size_t chunk = n - off;
 		ssize_t used;
 
-		/* Byte by byte up to the end of the length, so the decoder
-		 * stops there and the request is weighed first. */
-		if (!c->weighed && !qphs_decoder_declared(c->dec))
-			chunk = 1;
-		else if (!c->weighed && !weigh(d, c, buf[off]))
+		/* Up to the end of the length only (one call, not one per
+		 * byte), so the decoder stops there and the request is weighed
+		 * first. */
+		if (!c->weighed && !qphs_decoder_declared(c->dec)) {
+			size_t need = QPHS_FRAME_LEN_BYTES - qphs_decoder_buffered(c->dec);
+
+			if (chunk > need)
+				chunk = need;
+		} else if (!c->weighed && !weigh(d, c, buf[off])) {
 			return;
+		}
 		used = qphs_decoder_feed(c->dec, buf + off, chunk);
 		if (used < 0) {
 			reject(d, c, (int)used, NULL);
