@@ -313,7 +313,7 @@ int qphs__hs_desc_encode_tree(const struct qphs_hs_desc *d, char **out, size_t *
  * same bytes (test_desc compares the two), at a fraction of the cost of a
  * json-c object per key.  A descriptor carrying other transports' keys
  * takes the tree, which sorts them in. */
-int qphs_hs_desc_encode(const struct qphs_hs_desc *d, char **out, size_t *out_len)
+int qphs__hs_desc_encode_general(const struct qphs_hs_desc *d, char **out, size_t *out_len)
 {
 	struct qphs__jw b = {0};
 
@@ -347,6 +347,15 @@ int qphs_hs_desc_encode(const struct qphs_hs_desc *d, char **out, size_t *out_le
 	qphs__jw_string(&b, d->reply_msg);
 	qphs__jw_raw(&b, "}", 1);
 	return qphs__jw_finish(&b, out, out_len);
+}
+
+/* Plain strings (the common case) take descwrite.c's shortcut: the same
+ * bytes, fuzz/fuzz_hs_desc_write compares the two. */
+int qphs_hs_desc_encode(const struct qphs_hs_desc *d, char **out, size_t *out_len)
+{
+	if (qphs__hs_desc_encode_plain(d, out, out_len))
+		return 0;
+	return qphs__hs_desc_encode_general(d, out, out_len);
 }
 
 void qphs_notify_clear(struct qphs_notify *n)
