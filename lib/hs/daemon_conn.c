@@ -200,6 +200,27 @@ static void answer(struct qphs_daemon *d, struct conn *c, const char *body, size
 	start_write(d, c);
 }
 
+/* A handler's reply.  Without a fault it is framed where it lies: its
+ * allocation keeps REPLY_ROOM bytes before the body (qphs_request_reply),
+ * the header goes there and the connection takes the whole, the same
+ * bytes as answer() would copy into a new frame. */
+static void answer_reply(struct qphs_daemon *d, struct conn *c, struct qphs_request *req)
+{
+	uint8_t *frame = (uint8_t *)req->reply - REPLY_ROOM;
+
+	if (qphs__fault_applies(&d->fault, c->type) ||
+	    qphs_frame_header(c->type, req->reply_len, frame) != REPLY_ROOM) {
+		answer(d, c, req->reply, req->reply_len);
+		return;
+	}
+	req->reply = NULL; /* the connection's now */
+	c->out = frame;
+	c->out_len = REPLY_ROOM + req->reply_len;
+	qphs__live_add(d, (int64_t)c->out_len);
+	c->out_off = 0;
+	start_write(d, c);
+}
+
 static void proceed(struct qphs_daemon *d, struct conn *c, struct qphs_request *req);
 
 void qphs__conn_complete(struct qphs_daemon *d, struct qphs_request *req)
@@ -218,7 +239,7 @@ void qphs__conn_complete(struct qphs_daemon *d, struct qphs_request *req)
 		c->req = NULL;
 		qphs__timer_disarm(d, c);
 		if (req->action == REQ_REPLY)
-			answer(d, c, req->reply, req->reply_len);
+			answer_reply(d, c, req);
 		else
 			qphs__conn_close(d, c);
 	}

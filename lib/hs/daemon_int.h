@@ -84,7 +84,8 @@ struct qphs_request {
 	struct qphs_request *next; /* door queue */
 	int type;
 	enum req_action action;
-	char *reply;               /* REQ_REPLY: body (owned) */
+	char *reply;               /* REQ_REPLY: body (owned), REPLY_ROOM
+				    * bytes into its allocation */
 	size_t reply_len;
 	char peer[80];
 	bool has_desc;             /* Connection / old protocol: desc is set */
@@ -96,6 +97,10 @@ struct qphs_request {
 	size_t json_len;
 	char json[];               /* NUL-terminated copy of the body */
 };
+
+/* Room kept before a reply's body for a typed frame's header, so that
+ * the loop frames it in place (daemon_conn.c). */
+#define REPLY_ROOM (QPHS_FRAME_LEN_BYTES + 1)
 
 struct handler {
 	qphs_handler_fn fn;
