@@ -53,7 +53,7 @@ int qphs__conn_accept(struct qphs_daemon *d, int fd, const struct sockaddr *sa)
 		return QPHS_ERR_LIMIT_SOURCE;
 	}
 	c->dec = qphs_decoder_new(d->cfg.max_length);
-	c->src = c->dec ? qphs__source_get(d, c->peer) : NULL;
+	c->src = c->dec ? qphs__source_get(d, addr) : NULL;
 	e.data.ptr = c;
 	if (!c->src || epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
 		qphs__source_put(d, c->src);
