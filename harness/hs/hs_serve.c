@@ -70,37 +70,38 @@ static void serve_usage(FILE *out)
 		"delay:MS");
 }
 
-/* The built-in Connection answer: the request's paths swapped, fixed QPs. */
-static int builtin_connection(const struct qphs_hs_desc *asked, const char *reply_msg,
-			      char **out, size_t *len)
-{
-	struct qphs_hs_desc rep;
-	int rc = qphs_hs_desc_init(&rep);
+/* The built-in Connection answer: the request's paths swapped, fixed QPs.
+ * The reply only borrows its strings (the request's, and these) for the
+ * encoder: nothing to copy and free per request. */
+static char serve_gid[] = SERVE_GID;
+static char no_text[] = "";
 
-	if (rc)
-		return rc;
-	if (asked->qp_count) {
-		rep.qp_num = calloc(asked->qp_count, sizeof(*rep.qp_num));
-		if (!rep.qp_num) {
-			qphs_hs_desc_clear(&rep);
+static int builtin_connection(const struct qphs_hs_desc *asked, char *reply_msg, char **out,
+			      size_t *len)
+{
+	uint32_t fixed[QPHS_MAX_QPS], *qps = fixed;
+	struct qphs_hs_desc rep = {0};
+	int rc;
+
+	if (asked->qp_count > QPHS_MAX_QPS) { /* a parsed body has no more */
+		qps = calloc(asked->qp_count, sizeof(*qps));
+		if (!qps)
 			return QPHS_ERR_MEMORY;
-		}
-		for (size_t i = 0; i < asked->qp_count; i++)
-			rep.qp_num[i] = SERVE_QPN_BASE + (uint32_t)i;
-		rep.qp_count = asked->qp_count;
 	}
+	for (size_t i = 0; i < asked->qp_count; i++)
+		qps[i] = SERVE_QPN_BASE + (uint32_t)i;
+	rep.qp_num = asked->qp_count ? qps : NULL;
+	rep.qp_count = asked->qp_count;
 	rep.has_ready_ack = asked->has_ready_ack;
 	rep.ready_ack = asked->ready_ack;
-	rc = qphs_desc_set_str(&rep.local_nic_path, asked->peer_nic_path);
-	if (!rc)
-		rc = qphs_desc_set_str(&rep.peer_nic_path, asked->local_nic_path);
-	if (!rc)
-		rc = qphs_desc_set_str(&rep.local_gid, SERVE_GID);
-	if (!rc)
-		rc = qphs_desc_set_str(&rep.reply_msg, reply_msg);
-	if (!rc)
-		rc = qphs_hs_desc_encode(&rep, out, len);
-	qphs_hs_desc_clear(&rep);
+	rep.local_nic_path = asked->peer_nic_path;
+	rep.peer_nic_path = asked->local_nic_path;
+	rep.local_gid = serve_gid;
+	rep.reply_msg = reply_msg;
+	rep.payload = no_text;
+	rc = qphs_hs_desc_encode(&rep, out, len);
+	if (qps != fixed)
+		free(qps);
 	return rc;
 }
 
@@ -116,7 +117,7 @@ static void answer_connection(struct serve *s, struct qphs_request *req)
 		qphs_request_reply(req, s->reply, s->reply_len);
 		return;
 	}
-	if (!asked || builtin_connection(asked, reject ? s->fault.text : "", &body, &len) != 0)
+	if (!asked || builtin_connection(asked, reject ? s->fault.text : no_text, &body, &len) != 0)
 		qphs_request_close(req);
 	else
 		qphs_request_reply(req, body, len);

@@ -5,6 +5,7 @@
 #include <json-c/json.h>
 
 #include "qphs/body.h"
+#include "descfast.h"
 #include "jsonr.h"
 #include "jsonw.h"
 #include "qphs/error.h"
@@ -210,8 +211,8 @@ static int hs_desc_from_json(struct json_object *obj, struct qphs_hs_desc *out, 
 	return rc;
 }
 
-int qphs_hs_desc_parse(const char *json, size_t json_len, struct qphs_hs_desc *out,
-			char *err, size_t errlen)
+int qphs__hs_desc_parse_json(const char *json, size_t json_len, struct qphs_hs_desc *out,
+			     char *err, size_t errlen)
 {
 	struct json_object *obj;
 	int rc = qphs_json_parse(json, json_len, &obj, err, errlen);
@@ -221,6 +222,18 @@ int qphs_hs_desc_parse(const char *json, size_t json_len, struct qphs_hs_desc *o
 	rc = hs_desc_from_json(obj, out, err, errlen);
 	json_object_put(obj);
 	return rc;
+}
+
+/* The common body without json-c, the same result (descfast.h); every
+ * other body, and every refusal, through json-c. */
+int qphs_hs_desc_parse(const char *json, size_t json_len, struct qphs_hs_desc *out,
+			char *err, size_t errlen)
+{
+	size_t members;
+
+	if (qphs__hs_desc_fast(json, json_len, out, &members))
+		return 0;
+	return qphs__hs_desc_parse_json(json, json_len, out, err, errlen);
 }
 
 /* Adds key -> v to obj, taking v; a NULL v (allocation failed) fails. */
@@ -300,7 +313,7 @@ int qphs__hs_desc_encode_tree(const struct qphs_hs_desc *d, char **out, size_t *
  * same bytes (test_desc compares the two), at a fraction of the cost of a
  * json-c object per key.  A descriptor carrying other transports' keys
  * takes the tree, which sorts them in. */
-int qphs_hs_desc_encode(const struct qphs_hs_desc *d, char **out, size_t *out_len)
+int qphs__hs_desc_encode_general(const struct qphs_hs_desc *d, char **out, size_t *out_len)
 {
 	struct qphs__jw b = {0};
 
@@ -334,6 +347,15 @@ int qphs_hs_desc_encode(const struct qphs_hs_desc *d, char **out, size_t *out_le
 	qphs__jw_string(&b, d->reply_msg);
 	qphs__jw_raw(&b, "}", 1);
 	return qphs__jw_finish(&b, out, out_len);
+}
+
+/* Plain strings (the common case) take descwrite.c's shortcut: the same
+ * bytes, fuzz/fuzz_hs_desc_write compares the two. */
+int qphs_hs_desc_encode(const struct qphs_hs_desc *d, char **out, size_t *out_len)
+{
+	if (qphs__hs_desc_encode_plain(d, out, out_len))
+		return 0;
+	return qphs__hs_desc_encode_general(d, out, out_len);
 }
 
 void qphs_notify_clear(struct qphs_notify *n)

@@ -98,6 +98,18 @@ static const char *short_escape(unsigned char c)
 	}
 }
 
+/* jsonw.h: one load per byte where four comparisons were. */
+const unsigned char qphs__jw_as_is[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 static void put_string(struct qphs__jw *b, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -109,7 +121,7 @@ static void put_string(struct qphs__jw *b, const char *s, size_t n)
 		unsigned cp;
 
 		/* A run of printable ASCII that needs no escape goes out whole. */
-		while (run < n && u[run] >= 0x20 && u[run] < 0x80 && u[run] != '"' && u[run] != '\\')
+		while (run < n && qphs__jw_as_is[u[run]])
 			run++;
 		if (run > i) {
 			put(b, s + i, run - i);
@@ -276,7 +288,20 @@ void qphs__jw_raw(struct qphs__jw *b, const char *s, size_t n)
 
 void qphs__jw_string(struct qphs__jw *b, const char *s)
 {
-	put_string(b, s ? s : "", s ? strlen(s) : 0);
+	const unsigned char *u = (const unsigned char *)(s ? s : "");
+	size_t run = 0;
+
+	/* The common string needs no escape: its length falls out of the
+	 * scan (the NUL is not as is), with no strlen before it. */
+	while (qphs__jw_as_is[u[run]])
+		run++;
+	if (u[run]) {
+		put_string(b, (const char *)u, run + strlen((const char *)u + run));
+		return;
+	}
+	put(b, "\"", 1);
+	put(b, (const char *)u, run);
+	put(b, "\"", 1);
 }
 
 void qphs__jw_int(struct qphs__jw *b, int64_t v)

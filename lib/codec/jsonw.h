@@ -27,6 +27,11 @@ struct qphs__jw {
 	size_t len, cap;
 	int err;
 };
+/* 1: a byte written as it is, ASCII from 0x20 (DEL too) but '"' and '\\';
+ * bytes from 0x80 up are 0.  A string of only these is written verbatim
+ * between quotes. */
+extern const unsigned char qphs__jw_as_is[256];
+
 void qphs__jw_raw(struct qphs__jw *b, const char *s, size_t n);
 void qphs__jw_string(struct qphs__jw *b, const char *s);
 void qphs__jw_int(struct qphs__jw *b, int64_t v);
@@ -36,6 +41,16 @@ int qphs__jw_finish(struct qphs__jw *b, char **out, size_t *out_len);
  * the direct writer must equal byte for byte (lib/codec/desc.c). */
 struct qphs_hs_desc;
 int qphs__hs_desc_encode_tree(const struct qphs_hs_desc *d, char **out, size_t *out_len);
+
+/* qphs_hs_desc_encode without its shortcut for plain strings
+ * (descwrite.c): the writer above key by key, or the tree. */
+int qphs__hs_desc_encode_general(const struct qphs_hs_desc *d, char **out, size_t *out_len);
+
+/* The shortcut: 1 and *out (as qphs_hs_desc_encode) when every string of
+ * d is written verbatim and d carries no other transports' keys, the
+ * whole body then sized before a byte is written; 0, nothing allocated,
+ * otherwise (or when memory ran out). */
+int qphs__hs_desc_encode_plain(const struct qphs_hs_desc *d, char **out, size_t *out_len);
 
 /* Writes obj (NULL writes "null") followed by '\n' into a new malloc'd
  * NUL-terminated string (*out transferred; *out_len excludes the NUL).

@@ -587,6 +587,7 @@ void qphs_daemon_free(struct qphs_daemon *d)
 	qphs__door_unref(d->door);
 	pthread_cond_destroy(&d->parser.cv);
 	pthread_mutex_destroy(&d->parser.mu);
+	free(d->spare_src);
 	free(d);
 }
 

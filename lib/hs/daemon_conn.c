@@ -53,7 +53,7 @@ int qphs__conn_accept(struct qphs_daemon *d, int fd, const struct sockaddr *sa)
 		return QPHS_ERR_LIMIT_SOURCE;
 	}
 	c->dec = qphs_decoder_new(d->cfg.max_length);
-	c->src = c->dec ? qphs__source_get(d, c->peer) : NULL;
+	c->src = c->dec ? qphs__source_get(d, addr) : NULL;
 	e.data.ptr = c;
 	if (!c->src || epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
 		qphs__source_put(d, c->src);
@@ -200,6 +200,27 @@ static void answer(struct qphs_daemon *d, struct conn *c, const char *body, size
 	start_write(d, c);
 }
 
+/* A handler's reply.  Without a fault it is framed where it lies: its
+ * allocation keeps REPLY_ROOM bytes before the body (qphs_request_reply),
+ * the header goes there and the connection takes the whole, the same
+ * bytes as answer() would copy into a new frame. */
+static void answer_reply(struct qphs_daemon *d, struct conn *c, struct qphs_request *req)
+{
+	uint8_t *frame = (uint8_t *)req->reply - REPLY_ROOM;
+
+	if (qphs__fault_applies(&d->fault, c->type) ||
+	    qphs_frame_header(c->type, req->reply_len, frame) != REPLY_ROOM) {
+		answer(d, c, req->reply, req->reply_len);
+		return;
+	}
+	req->reply = NULL; /* the connection's now */
+	c->out = frame;
+	c->out_len = REPLY_ROOM + req->reply_len;
+	qphs__live_add(d, (int64_t)c->out_len);
+	c->out_off = 0;
+	start_write(d, c);
+}
+
 static void proceed(struct qphs_daemon *d, struct conn *c, struct qphs_request *req);
 
 void qphs__conn_complete(struct qphs_daemon *d, struct qphs_request *req)
@@ -218,7 +239,7 @@ void qphs__conn_complete(struct qphs_daemon *d, struct qphs_request *req)
 		c->req = NULL;
 		qphs__timer_disarm(d, c);
 		if (req->action == REQ_REPLY)
-			answer(d, c, req->reply, req->reply_len);
+			answer_reply(d, c, req);
 		else
 			qphs__conn_close(d, c);
 	}
@@ -397,12 +418,17 @@ static void feed(struct qphs_daemon *d, struct conn *c, const uint8_t *buf, size
 		size_t chunk = n - off;
 		ssize_t used;
 
-		/* Byte by byte up to the end of the length, so the decoder
-		 * stops there and the request is weighed first. */
-		if (!c->weighed && !qphs_decoder_declared(c->dec))
-			chunk = 1;
-		else if (!c->weighed && !weigh(d, c, buf[off]))
+		/* Up to the end of the length only (one call, not one per
+		 * byte), so the decoder stops there and the request is weighed
+		 * first. */
+		if (!c->weighed && !qphs_decoder_declared(c->dec)) {
+			size_t need = QPHS_FRAME_LEN_BYTES - qphs_decoder_buffered(c->dec);
+
+			if (chunk > need)
+				chunk = need;
+		} else if (!c->weighed && !weigh(d, c, buf[off])) {
 			return;
+		}
 		used = qphs_decoder_feed(c->dec, buf + off, chunk);
 		if (used < 0) {
 			reject(d, c, (int)used, NULL);

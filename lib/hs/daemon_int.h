@@ -84,16 +84,23 @@ struct qphs_request {
 	struct qphs_request *next; /* door queue */
 	int type;
 	enum req_action action;
-	char *reply;               /* REQ_REPLY: body (owned) */
+	char *reply;               /* REQ_REPLY: body (owned), REPLY_ROOM
+				    * bytes into its allocation */
 	size_t reply_len;
 	char peer[80];
 	bool has_desc;             /* Connection / old protocol: desc is set */
 	int check_rc;              /* REQ_PARSED: the body check's result */
 	char check_err[512];       /* and its text */
 	struct qphs_hs_desc desc; /* the body, parsed once by the daemon */
+	void *desc_block;          /* non-NULL: desc's strings and qp_num are
+				    * this one allocation (codec/descfast.h) */
 	size_t json_len;
 	char json[];               /* NUL-terminated copy of the body */
 };
+
+/* Room kept before a reply's body for a typed frame's header, so that
+ * the loop frames it in place (daemon_conn.c). */
+#define REPLY_ROOM (QPHS_FRAME_LEN_BYTES + 1)
 
 struct handler {
 	qphs_handler_fn fn;
@@ -118,6 +125,9 @@ struct qphs_daemon {
 	struct qphs_config cfg;
 	struct parser parser;
 	struct source *srcs[SRC_BUCKETS];
+	struct source *spare_src;  /* one forgotten source kept for the next:
+				    * a peer connecting one at a time would
+				    * make and free one per connection */
 	uint64_t budget;           /* bytes: memory_budget_kib, never below
 				    * twice max_length */
 	int64_t trim_at;           /* 0, or when to return freed memory */
@@ -171,9 +181,9 @@ void qphs__daemon_refusal(struct qphs_daemon *d, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* daemon_limits.c: sources, the memory budget, returning memory. */
-/* The source of peer ("ADDR:PORT"), made on its first connection; counts
- * the connection.  NULL when out of memory. */
-struct source *qphs__source_get(struct qphs_daemon *d, const char *peer);
+/* The source of addr (the address qphs__source_may_connect gave), made on
+ * its first connection; counts the connection.  NULL when out of memory. */
+struct source *qphs__source_get(struct qphs_daemon *d, const char *addr);
 /* Forgets one connection of src (and src with its last). */
 void qphs__source_put(struct qphs_daemon *d, struct source *src);
 /* Whether one more connection from peer's source stays in its limit;

@@ -56,20 +56,23 @@ bool qphs__source_may_connect(struct qphs_daemon *d, const char *peer, char *add
 	return !s || s->conns < d->cfg.max_conns_per_source;
 }
 
-struct source *qphs__source_get(struct qphs_daemon *d, const char *peer)
+struct source *qphs__source_get(struct qphs_daemon *d, const char *addr)
 {
-	char addr[sizeof(((struct source *)0)->addr)];
-	struct source *s;
+	struct source *s = find(d, addr);
 	unsigned b;
+	size_t n;
 
-	source_addr(peer, addr, sizeof(addr));
-	s = find(d, addr);
 	if (!s) {
-		s = calloc(1, sizeof(*s));
-		if (!s)
+		s = d->spare_src;
+		d->spare_src = NULL;
+		if (s)
+			memset(s, 0, sizeof(*s));
+		else if (!(s = calloc(1, sizeof(*s))))
 			return NULL;
-		memcpy(s->addr, addr, sizeof(addr));
-		b = bucket(addr);
+		n = strnlen(addr, sizeof(s->addr) - 1);
+		memcpy(s->addr, addr, n);
+		s->addr[n] = '\0';
+		b = bucket(s->addr);
 		s->next = d->srcs[b];
 		d->srcs[b] = s;
 		qphs__live_add(d, (int64_t)sizeof(*s));
@@ -91,7 +94,10 @@ void qphs__source_put(struct qphs_daemon *d, struct source *src)
 		}
 	}
 	qphs__live_add(d, -(int64_t)sizeof(*src));
-	free(src);
+	if (!d->spare_src)
+		d->spare_src = src;
+	else
+		free(src);
 }
 
 void qphs__limit_refusal(struct qphs_daemon *d, int code, const char *source,

@@ -11,11 +11,13 @@
  * unlinks itself from the request (req->conn = NULL), which the loop sees
  * when the request comes back. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon_int.h"
 #include "base/log.h"
 #include "base/thread.h"
+#include "codec/descfast.h"
 #include "qphs/body.h"
 #include "qphs/error.h"
 #include "qphs/json.h"
@@ -41,8 +43,8 @@ static int check_body(int type, const char *json, size_t len, struct qphs_hs_des
 		if (rc == 0)
 			qphs_segment_desc_clear(&s);
 		return rc;
-	default:
-		return qphs_hs_desc_parse(json, len, desc, err, errlen);
+	default: /* qphs__request_check tried the fast reader already */
+		return qphs__hs_desc_parse_json(json, len, desc, err, errlen);
 	}
 }
 
@@ -51,8 +53,25 @@ void qphs__request_check(const struct qphs_config *cfg, struct qphs_request *req
 	int htype = req->type == QPHS_HS_OLD_PROTOCOL ? QPHS_HS_CONNECTION : req->type;
 	struct qphs_json_shape shape;
 	struct qphs_hs_desc desc;
+	size_t members;
+	void *block;
 
 	req->check_err[0] = '\0';
+	/* The common Connection body, read without json-c (codec/descfast.h)
+	 * into one allocation: the same result, at a fraction of the cost.
+	 * Any other body, or one above the limit, takes the path below, which
+	 * words every refusal. */
+	if (htype == QPHS_HS_CONNECTION &&
+	    qphs__hs_desc_fast_block(req->json, req->json_len, &desc, &members, &block)) {
+		if (members <= (size_t)cfg->max_body_keys) {
+			req->check_rc = 0;
+			req->desc = desc;
+			req->desc_block = block;
+			req->has_desc = true;
+			return;
+		}
+		free(block);
+	}
 	/* Counted before json-c builds a hash table for every key. */
 	qphs_json_shape(req->json, req->json_len, &shape);
 	if (shape.keys + shape.elements > (size_t)cfg->max_body_keys) {

@@ -67,9 +67,12 @@ void qphs__request_free(struct qphs_request *req)
 
 	atomic_fetch_sub(&door->live_bytes,
 			 (int64_t)(sizeof(*req) + req->json_len + 1 + req->reply_len));
-	if (req->has_desc)
+	if (req->desc_block)
+		free(req->desc_block);
+	else if (req->has_desc)
 		qphs_hs_desc_clear(&req->desc);
-	free(req->reply);
+	if (req->reply)
+		free(req->reply - REPLY_ROOM);
 	free(req);
 	qphs__door_unref(door);
 }
@@ -137,11 +140,13 @@ int qphs_request_reply(struct qphs_request *req, const char *json, size_t len)
 		qphs_request_close(req);
 		return QPHS_ERR_INVALID_ARGUMENT;
 	}
-	req->reply = malloc(len + 1);
+	/* Room for the frame header first: the loop frames it in place. */
+	req->reply = len < SIZE_MAX - REPLY_ROOM ? malloc(REPLY_ROOM + len + 1) : NULL;
 	if (!req->reply) {
 		qphs_request_close(req);
 		return QPHS_ERR_MEMORY;
 	}
+	req->reply += REPLY_ROOM;
 	memcpy(req->reply, json, len);
 	req->reply[len] = '\0';
 	req->reply_len = len;

@@ -247,6 +247,47 @@ START_TEST(limits_keys_counted_before_parsing)
 }
 END_TEST
 
+/* A Connection body of the common shape (read without json-c, codec/
+ * descfast.h) is weighed against max_body_keys like any other: above it,
+ * the same refusal and reply_msg; at it, answered. */
+static int qps_request(struct qphs_config *cfg, struct qphs_daemon *d, int qps,
+		       struct qphs_client_result *res)
+{
+	char body[512];
+	int off = snprintf(body, sizeof(body), "{\"local_nic_path\":\"a:1@x\",\"qp_num\":[");
+
+	for (int i = 0; i < qps; i++)
+		off += snprintf(body + off, sizeof(body) - (size_t)off, "%s%d", i ? "," : "", i);
+	off += snprintf(body + off, sizeof(body) - (size_t)off, "]}\n");
+	return qphs_client_request(cfg, hs_test_addr(d), QPHS_HS_CONNECTION, body, (size_t)off,
+				   res);
+}
+
+START_TEST(limits_keys_counted_in_common_connection_bodies)
+{
+	struct qphs_client_result res;
+	struct qphs_config cfg;
+	struct qphs_daemon *d;
+	int rc;
+
+	hs_test_config(&cfg);
+	cfg.max_body_keys = 16;
+	d = hs_test_daemon(&cfg, NULL);
+	rc = qps_request(&cfg, d, 15, &res); /* 2 keys and 15 elements */
+	ck_assert_msg(rc == QPHS_ERR_REJECT_HANDSHAKE, "%s %s", qphs_errname(rc), res.errstr);
+	ck_assert_msg(res.reply && strstr(res.reply, "holds 2 keys and 15 array elements") &&
+			      strstr(res.reply, "max_body_keys"),
+		      "reply %s", res.reply);
+	free(res.reply);
+	expect_refusal(d, QPHS_ERR_BODY_TOO_MANY_KEYS, "max_body_keys", NULL);
+	rc = qps_request(&cfg, d, 14, &res);
+	/* No Connection handler: the built-in answer, null. */
+	ck_assert_msg(rc == QPHS_ERR_PEER_NO_TRANSPORT, "%s %s", qphs_errname(rc), res.errstr);
+	free(res.reply);
+	qphs_daemon_free(d);
+}
+END_TEST
+
 /* The daemon runs a parse worker beside its loop; a large Connection body
  * (above INLINE_PARSE_MAX, so checked by the worker) is answered exactly as
  * a small one, and a large one of the wrong shape gets its reply_msg. */
@@ -382,6 +423,7 @@ Suite *suite_limits(void)
 	tcase_add_test(tc, limits_memory_budget);
 	tcase_add_test(tc, limits_small_types_have_small_bodies);
 	tcase_add_test(tc, limits_keys_counted_before_parsing);
+	tcase_add_test(tc, limits_keys_counted_in_common_connection_bodies);
 	tcase_add_test(tc, limits_large_bodies_are_checked_by_the_parse_worker);
 	tcase_add_test(tc, limits_memory_is_handed_back_after_large_bodies);
 	tcase_add_test(tc, limits_config_defaults_and_ranges);
