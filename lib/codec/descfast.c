@@ -8,6 +8,7 @@
 #include "qphs/body.h"
 #include "qphs/json.h"
 #include "descfast.h"
+#include "jsonw.h"
 
 /* The string keys first, in qphs_hs_desc's order. */
 enum { K_NIC, K_GID, K_PEER, K_REPLY, K_PAYLOAD, N_STR = K_PAYLOAD + 1,
@@ -58,19 +59,13 @@ static bool digit_at(const struct scan *p)
 	return p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9';
 }
 
-/* 1: a byte a plain string holds as it is, printable ASCII but '"' and
- * '\\' (one load per byte where four comparisons were: most of a body is
- * its strings).  Bytes from 0x80 up are 0. */
-static const unsigned char plain_byte[256] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
-};
+/* A byte a plain string holds as it is: what the writer writes as it is
+ * (jsonw.h's table: printable ASCII but '"' and '\\'), less DEL, which
+ * goes to json-c like every other control byte. */
+static bool plain_byte(unsigned char c)
+{
+	return qphs__jw_as_is[c] && c != 0x7F;
+}
 
 /* A string of printable ASCII without escapes, at most QPHS_MAX_STRING
  * bytes: its bytes are its value. */
@@ -81,7 +76,7 @@ static bool plain_string(struct scan *p, const char **at, size_t *len)
 
 	if (!take(p, '"'))
 		return false;
-	for (j = p->i; j < p->n && plain_byte[u[j]]; j++)
+	for (j = p->i; j < p->n && plain_byte(u[j]); j++)
 		;
 	if (j >= p->n || u[j] != '"' || j - p->i > QPHS_MAX_STRING)
 		return false;
