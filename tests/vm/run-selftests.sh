@@ -100,8 +100,28 @@ if [ $host_tests = 1 ]; then
 		env PATH=/nonexistent /bin/bash "$ROOT/netns/topo" up --name t --hosts a,b
 	grep -q "SKIP: 'ip' not found" "$TMPD/out" || not_ok "topo: the skip names the missing command"
 	if [ "${set_override:-full}" = full ] && printf '%s\n' "${selected[@]}" | grep -qxF "$newest"; then
-		expect_rc 7 "vm: a panic during boot is retried once" \
-			env QPLAB_VM_TEST_PANIC=1 "$VM" --kernel "$newest" -- sh -c 'exit 7'
+		# The retry boot is a real one, and a lab kernel under TCG has
+		# been seen to panic on its own during boot (once, in this
+		# check's retry, 2026-12-05). Then the retry did its job: the
+		# check says so, shows that panic (each failed attempt's console
+		# is kept) and runs once more; a second such run is a failure.
+		label="vm: a panic during boot is retried once"
+		for try in 1 2; do
+			rc=0 t0=${EPOCHREALTIME/[.,]/}
+			env QPLAB_VM_TEST_PANIC=1 "$VM" --kernel "$newest" -- sh -c 'exit 7' >"$TMPD/out" 2>&1 || rc=$?
+			[ "$rc" != 7 ] || { ok "$label (exit 7, $(secs_since "$t0") s)"; break; }
+			if [ $try = 1 ] && [ "$rc" = 125 ] && [ "$(grep -c 'panicked during boot' "$TMPD/out")" = 2 ]; then
+				echo "# $label: the retry boot panicked by itself, not by the injection; its console says:"
+				grep -a -m3 -E 'Kernel panic|Oops[: ]|BUG: |general protection fault|Fatal exception' \
+					"${QPLAB_BUILD:-$ROOT/build}/vm/console-$newest.failed-boot-2.log" 2>/dev/null |
+					sed 's/^/#   /' || true
+				label="$label (run again: the kernel panicked on its own in the first run's retry)"
+				continue
+			fi
+			not_ok "$label (exit $rc, want 7, $(secs_since "$t0") s)"
+			sed 's/^/# /' "$TMPD/out" | tail -n 20
+			break
+		done
 		if ! grep -q 'panicked during boot' "$TMPD/out" || ! grep -q 'retrying' "$TMPD/out"; then
 			not_ok "vm: the panic was reported and the boot retried"
 		fi
