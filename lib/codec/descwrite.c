@@ -39,20 +39,6 @@ static char *put_str(char *p, const char *s, size_t n)
 	return p;
 }
 
-static char *put_uint(char *p, uint64_t v)
-{
-	char t[20];
-	size_t n = 0;
-
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = t[--n];
-	return p;
-}
-
 int qphs__hs_desc_encode_plain(const struct qphs_hs_desc *d, char **out, size_t *out_len)
 {
 	const char *s[N_STR] = {[S_GID] = d->local_gid, [S_NIC] = d->local_nic_path,
@@ -76,7 +62,7 @@ int qphs__hs_desc_encode_plain(const struct qphs_hs_desc *d, char **out, size_t 
 	p = LIT(p, "{\"local_gid\":\"");
 	p = put_str(p, s[S_GID], len[S_GID]);
 	p = LIT(p, ",\"local_lid\":");
-	p = put_uint(p, d->local_lid);
+	p = qphs__put_u64(p, d->local_lid);
 	p = LIT(p, ",\"local_nic_path\":\"");
 	p = put_str(p, s[S_NIC], len[S_NIC]);
 	p = LIT(p, ",\"payload\":\"");
@@ -87,12 +73,12 @@ int qphs__hs_desc_encode_plain(const struct qphs_hs_desc *d, char **out, size_t 
 	for (size_t i = 0; i < d->qp_count; i++) {
 		if (i)
 			*p++ = ',';
-		p = put_uint(p, d->qp_num[i]);
+		p = qphs__put_u64(p, d->qp_num[i]);
 	}
 	*p++ = ']';
 	if (d->path_mtu) {
 		p = LIT(p, ",\"qphs_path_mtu\":");
-		p = put_uint(p, (uint64_t)d->path_mtu);
+		p = qphs__put_u64(p, (uint64_t)d->path_mtu);
 	}
 	/* Mooncake writes the key when supported or when true. */
 	if (d->has_ready_ack || d->ready_ack)

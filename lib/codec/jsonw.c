@@ -171,22 +171,18 @@ static void double_text(double v, char *t, size_t len)
  * body carries several numbers.  Cut to len like snprintf. */
 static void decimal_text(int neg, uint64_t v, char *t, size_t len)
 {
-	char d[24], *p = d + sizeof(d);
+	char d[24], *p = d;
 	size_t n;
 
-	*--p = '\0';
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
 	if (neg)
-		*--p = '-';
+		*p++ = '-';
+	p = qphs__put_u64(p, v);
 	if (!len)
 		return;
-	n = (size_t)(d + sizeof(d) - 1 - p);
+	n = (size_t)(p - d);
 	if (n > len - 1)
 		n = len - 1;
-	memcpy(t, p, n);
+	memcpy(t, d, n);
 	t[n] = '\0';
 }
 

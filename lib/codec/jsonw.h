@@ -32,6 +32,23 @@ struct qphs__jw {
  * between quotes. */
 extern const unsigned char qphs__jw_as_is[256];
 
+/* Writes v in decimal at p (no NUL; up to 20 bytes); returns the end.
+ * The one decimal writer of the codec, the reply writers and the
+ * daemon's peer text (printf costs a handshake more than the rest). */
+static inline char *qphs__put_u64(char *p, uint64_t v)
+{
+	char t[20];
+	size_t n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
 void qphs__jw_raw(struct qphs__jw *b, const char *s, size_t n);
 void qphs__jw_string(struct qphs__jw *b, const char *s);
 void qphs__jw_int(struct qphs__jw *b, int64_t v);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "codec/jsonw.h"
 #include "net.h"
 #include "qphs/error.h"
 
@@ -15,21 +16,6 @@ int64_t qphs__now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Appends v in decimal at p; returns the end. */
-static char *put_dec(char *p, unsigned v)
-{
-	char d[10];
-	int n = 0;
-
-	do {
-		d[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = d[--n];
-	return p;
 }
 
 void qphs__sockaddr_format(const struct sockaddr *sa, char *buf, size_t len)
@@ -47,10 +33,10 @@ void qphs__sockaddr_format(const struct sockaddr *sa, char *buf, size_t len)
 		size_t n;
 
 		for (int i = 0; i < 4; i++) {
-			p = put_dec(p, a[i]);
+			p = qphs__put_u64(p, a[i]);
 			*p++ = i < 3 ? '.' : ':';
 		}
-		p = put_dec(p, ntohs(in->sin_port));
+		p = qphs__put_u64(p, ntohs(in->sin_port));
 		n = (size_t)(p - text);
 		if (!len)
 			return;
