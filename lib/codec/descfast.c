@@ -61,10 +61,10 @@ static bool digit_at(const struct scan *p)
 
 /* A byte a plain string holds as it is: what the writer writes as it is
  * (jsonw.h's table: printable ASCII but '"' and '\\'), less DEL, which
- * goes to json-c like every other control byte. */
+ * goes to json-c like every other control byte (the table's plain bit). */
 static bool plain_byte(unsigned char c)
 {
-	return qphs__jw_as_is[c] && c != 0x7F;
+	return qphs__jw_as_is[c] & QPHS__JW_PLAIN;
 }
 
 /* A string of printable ASCII without escapes, at most QPHS_MAX_STRING

@@ -17,17 +17,6 @@ enum { S_GID, S_NIC, S_PAYLOAD, S_PEER, S_REPLY, N_STR };
 #define FIXED_MAX 256
 #define QPN_MAX 11 /* 10 digits and a comma */
 
-/* The length of s when every byte goes out as it is, else SIZE_MAX. */
-static size_t plain_len(const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t n = 0;
-
-	while (qphs__jw_as_is[u[n]])
-		n++;
-	return u[n] ? SIZE_MAX : n;
-}
-
 /* A constant's bytes: a copy of known size, no call. */
 #define LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
 
@@ -53,7 +42,7 @@ int qphs__hs_desc_encode_plain(const struct qphs_hs_desc *d, char **out, size_t 
 	for (int i = 0; i < N_STR; i++) {
 		if (!s[i])
 			s[i] = "";
-		if ((len[i] = plain_len(s[i])) == SIZE_MAX || len[i] > SIZE_MAX / 2 / N_STR)
+		if ((len[i] = qphs__jw_plain_len(s[i])) == SIZE_MAX || len[i] > SIZE_MAX / 2 / N_STR)
 			return 0;
 		size += len[i];
 	}

@@ -27,10 +27,24 @@ struct qphs__jw {
 	size_t len, cap;
 	int err;
 };
-/* 1: a byte written as it is, ASCII from 0x20 (DEL too) but '"' and '\\';
- * bytes from 0x80 up are 0.  A string of only these is written verbatim
- * between quotes. */
+/* Non-zero: a byte written as it is, ASCII from 0x20 (DEL too) but '"'
+ * and '\\'; bytes from 0x80 up are 0.  A string of only these is written
+ * verbatim between quotes.  Bit QPHS__JW_PLAIN: the same less DEL, what
+ * the fast reader (descfast.c) takes as it is; one load a byte for both. */
+#define QPHS__JW_PLAIN 2
 extern const unsigned char qphs__jw_as_is[256];
+
+/* The length of s when every byte of it is written as it is, else
+ * SIZE_MAX: one scan finds both (the NUL is not as is). */
+static inline size_t qphs__jw_plain_len(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = 0;
+
+	while (qphs__jw_as_is[u[n]])
+		n++;
+	return u[n] ? SIZE_MAX : n;
+}
 
 /* Writes v in decimal at p (no NUL; up to 20 bytes); returns the end.
  * The one decimal writer of the codec, the reply writers and the
