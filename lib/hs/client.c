@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "codec/descfast.h"
 #include "qphs/body.h"
 #include "net.h"
 #include "qphs/client.h"
@@ -150,11 +151,13 @@ static int ended(struct qphs_decoder *dec, int err, struct qphs_client_result *r
 		    res->peer, why);
 }
 
-/* Reads one frame into dec before deadline. */
+/* Reads one frame into dec before deadline.  One page of stack: a
+ * Connection reply fits in it, a longer one takes more reads, and a
+ * fresh thread (one per connect in a burst) faults in one page, not four. */
 static int read_frame(int fd, struct qphs_decoder *dec, int64_t deadline, int timeout_ms,
 		      struct qphs_frame *f, struct qphs_client_result *res)
 {
-	uint8_t buf[16384];
+	uint8_t buf[4096];
 
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
@@ -189,11 +192,26 @@ static int read_frame(int fd, struct qphs_decoder *dec, int64_t deadline, int ti
 
 /* Checks the reply frame against the request: type, JSON, shape, and for
  * Connection the peer's reply_msg. */
+/* A Connection reply read into desc: a reply_msg is the peer's refusal.
+ * Clears desc. */
+static int reply_msg_of(struct qphs_hs_desc *desc, struct qphs_client_result *res)
+{
+	int rc = 0;
+
+	if (desc->reply_msg[0]) {
+		snprintf(res->errstr, sizeof(res->errstr), "%s", desc->reply_msg);
+		rc = QPHS_ERR_REJECT_HANDSHAKE;
+	}
+	qphs_hs_desc_clear(desc);
+	return rc;
+}
+
 static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_result *res)
 {
 	struct qphs_hs_desc desc;
 	struct json_object *obj = NULL;
 	char err[512] = "";
+	size_t members;
 	int rc;
 
 	if (type != QPHS_HS_OLD_PROTOCOL && f->type == QPHS_HS_OLD_PROTOCOL)
@@ -203,6 +221,12 @@ static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_
 		return fail(res, QPHS_ERR_REPLY_WRONG_TYPE, "%s answered a %s request with a %s "
 			    "frame", res->peer, qphs_msg_type_name(type),
 			    qphs_msg_type_name(f->type));
+	/* The common Connection reply in one pass, without json-c: what the
+	 * fast reader takes, qphs_json_parse takes too, as an object
+	 * (codec/descfast.h); anything else goes the long way below. */
+	if ((type == QPHS_HS_CONNECTION || type == QPHS_HS_OLD_PROTOCOL) &&
+	    qphs__hs_desc_fast(f->json, f->json_len, &desc, &members))
+		return reply_msg_of(&desc, res);
 	rc = qphs_json_parse(f->json, f->json_len, &obj, err, sizeof(err));
 	if (rc)
 		return fail(res, rc, "reply from %s: %s", res->peer, err);
@@ -218,16 +242,11 @@ static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_
 			    qphs_msg_type_name(type));
 	if (type != QPHS_HS_CONNECTION && type != QPHS_HS_OLD_PROTOCOL)
 		return 0;
-	rc = qphs_hs_desc_parse(f->json, f->json_len, &desc, err, sizeof(err));
+	rc = qphs__hs_desc_parse_json(f->json, f->json_len, &desc, err, sizeof(err));
 	if (rc)
 		return fail(res, QPHS_ERR_MALFORMED_JSON, "Connection reply from %s: %s (%s)",
 			    res->peer, err, qphs_errname(rc));
-	if (desc.reply_msg[0]) {
-		snprintf(res->errstr, sizeof(res->errstr), "%s", desc.reply_msg);
-		rc = QPHS_ERR_REJECT_HANDSHAKE;
-	}
-	qphs_hs_desc_clear(&desc);
-	return rc;
+	return reply_msg_of(&desc, res);
 }
 
 static int exchange(int fd, const struct qphs_config *cfg, int type, const char *json,

@@ -23,6 +23,7 @@
 #include "verbs.h"
 
 #define QPHS__PATH_LEN 300
+#define QPHS__EP_BUCKETS 256 /* a power of two */
 #define QPHS__TEXT_LEN 640
 
 struct qphs_rdma;
@@ -64,6 +65,10 @@ struct qphs_context {
 	 * (the setup layer's: setup/setup_int.h). */
 	pthread_mutex_t ep_lock;
 	struct qphs_endpoint *eps;
+	/* The endpoints not retired, by peer nic path (setup/endpoint.c):
+	 * a server's context holds one per peer, and every request and ACK
+	 * looks one up. */
+	struct qphs_endpoint *ep_index[QPHS__EP_BUCKETS];
 	int rd_atom_used;                  /* responder resources we hold */
 	/* Lab hooks. */
 	pthread_mutex_t hook_lock;

@@ -115,6 +115,43 @@ static void ep_free_unused(struct qphs_endpoint *ep)
 	ep_free(ep);
 }
 
+/* FNV-1a: the endpoint index's hash of a peer nic path. */
+static uint32_t path_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+static struct qphs_endpoint **bucket(struct qphs_context *ctx, uint32_t h)
+{
+	return &ctx->ep_index[h & (QPHS__EP_BUCKETS - 1)];
+}
+
+/* ctx->ep_lock held: the endpoint for peer that is not retired, or NULL. */
+static struct qphs_endpoint *index_find(struct qphs_context *ctx, const char *peer)
+{
+	uint32_t h = path_hash(peer);
+	struct qphs_endpoint *ep = *bucket(ctx, h);
+
+	while (ep && (ep->path_hash != h || strcmp(ep->peer_path, peer)))
+		ep = ep->hnext;
+	return ep;
+}
+
+/* ctx->ep_lock held: ep leaves the index (when it is in it). */
+static void index_del(struct qphs_endpoint *ep)
+{
+	for (struct qphs_endpoint **pp = bucket(ep->ctx, ep->path_hash); *pp; pp = &(*pp)->hnext)
+		if (*pp == ep) {
+			*pp = ep->hnext;
+			ep->hnext = NULL;
+			return;
+		}
+}
+
 static struct qphs_endpoint *ep_new(struct qphs_context *ctx, const char *peer, int *rc)
 {
 	struct qphs_endpoint *ep = calloc(1, sizeof(*ep));
@@ -128,6 +165,7 @@ static struct qphs_endpoint *ep_new(struct qphs_context *ctx, const char *peer, 
 	ep->peer_qpn = calloc((size_t)ep->nqp, sizeof(*ep->peer_qpn));
 	pthread_mutex_init(&ep->lock, NULL);
 	snprintf(ep->peer_path, sizeof(ep->peer_path), "%s", peer);
+	ep->path_hash = path_hash(ep->peer_path);
 	atomic_store(&ep->status, QPHS_EP_INITIALIZING);
 	qphs__ep_timings_clear(ep);
 	double t0 = qphs__mono_ms();
@@ -149,10 +187,7 @@ static struct qphs_endpoint *find_ref(struct qphs_context *ctx, const char *peer
 	struct qphs_endpoint *ep;
 
 	pthread_mutex_lock(&ctx->ep_lock);
-	for (ep = ctx->eps; ep; ep = ep->next)
-		if (!ep->retired && !strcmp(ep->peer_path, peer))
-			break;
-	if (ep)
+	if ((ep = index_find(ctx, peer)))
 		ep->refs++;
 	pthread_mutex_unlock(&ctx->ep_lock);
 	return ep;
@@ -176,17 +211,18 @@ int qphs__ep_get(struct qphs_context *ctx, const char *peer, int create,
 	if (!fresh)
 		return rc;
 	pthread_mutex_lock(&ctx->ep_lock);
-	for (ep = ctx->eps; ep; ep = ep->next)
-		if (!ep->retired && !strcmp(ep->peer_path, peer))
-			break;
-	if (ep) {
+	if ((ep = index_find(ctx, peer))) {
 		ep->refs++;
 	} else {
+		struct qphs_endpoint **b = bucket(ctx, fresh->path_hash);
+
 		ep = fresh;
 		fresh = NULL;
 		ep->refs = 2; /* the store's and the caller's */
 		ep->next = ctx->eps;
 		ctx->eps = ep;
+		ep->hnext = *b;
+		*b = ep;
 	}
 	pthread_mutex_unlock(&ctx->ep_lock);
 	if (fresh)
@@ -205,6 +241,8 @@ void qphs_endpoint_put(struct qphs_endpoint *ep)
 	ctx = ep->ctx;
 	pthread_mutex_lock(&ctx->ep_lock);
 	last = --ep->refs == 0;
+	if (last && !ep->retired)
+		index_del(ep);
 	if (last)
 		for (struct qphs_endpoint **pp = &ctx->eps; *pp; pp = &(*pp)->next)
 			if (*pp == ep) {
@@ -238,6 +276,7 @@ void qphs__ep_retire_locked(struct qphs_endpoint *ep, const char *why)
 	pthread_mutex_lock(&ep->ctx->ep_lock);
 	if (!ep->retired) {
 		ep->retired = 1;
+		index_del(ep);
 		drop = 1;
 	}
 	pthread_mutex_unlock(&ep->ctx->ep_lock);

@@ -132,6 +132,7 @@ void qphs__ep_destroy_all(struct qphs_context *ctx)
 	pthread_mutex_lock(&ctx->ep_lock);
 	struct qphs_endpoint *ep = ctx->eps;
 	ctx->eps = NULL;
+	memset(ctx->ep_index, 0, sizeof(ctx->ep_index));
 	pthread_mutex_unlock(&ctx->ep_lock);
 	while (ep) {
 		struct qphs_endpoint *next = ep->next;

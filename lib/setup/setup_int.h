@@ -19,10 +19,11 @@
  *                    errors, reply texts), the verbs calls on its QPs, and
  *                    every change of status (status is atomic so that it
  *                    can be read without the lock).
- *   ctx->ep_lock     (leaf) ctx->eps, each endpoint's next, refs and
- *                    retired, ctx->rd_atom_used.  Taken under ep->lock;
- *                    code that visits endpoints takes references under it,
- *                    drops it, then locks each endpoint in turn.
+ *   ctx->ep_lock     (leaf) ctx->eps, ctx->ep_index, each endpoint's next,
+ *                    hnext, refs and retired, ctx->rd_atom_used.  Taken
+ *                    under ep->lock; code that visits endpoints takes
+ *                    references under it, drops it, then locks each
+ *                    endpoint in turn.
  *   r->lock          (leaf) r->ctx[], r->nctx, r->n_rejections,
  *                    r->last_rejection, each context's region_mr (swapped
  *                    by qphs_context_register_region).
@@ -94,6 +95,8 @@ struct qphs_rdma {
 struct qphs_endpoint {
 	struct qphs_context *ctx;
 	struct qphs_endpoint *next;        /* ctx->eps */
+	struct qphs_endpoint *hnext;       /* ctx->ep_index, while not retired */
+	uint32_t path_hash;                /* of peer_path */
 	int refs;
 	int retired;
 	char peer_path[QPHS__PATH_LEN];
