@@ -170,6 +170,34 @@ START_TEST(client_rejection_carries_the_peers_text)
 }
 END_TEST
 
+/* The one-pass reader takes a plain reply; an escape sends the reply to
+ * json-c.  Either way the refusal's text is the peer's, unescaped. */
+START_TEST(client_rejection_text_is_the_same_on_both_readers)
+{
+	static char plain[] = "{\"local_nic_path\":\"b:2@y\",\"peer_nic_path\":\"a:1@x\","
+			      "\"qp_num\":[5],\"reply_msg\":\"Invalid argument: x\"}";
+	static char escaped[] = "{\"local_nic_path\":\"b:2@y\",\"peer_nic_path\":\"a:1@x\","
+				"\"qp_num\":[5],\"reply_msg\":\"Invalid argument: \\u0078\"}";
+	char *reps[] = {plain, escaped};
+
+	for (int i = 0; i < 2; i++) {
+		struct qphs_client_result res;
+		struct qphs_config cfg;
+		struct qphs_daemon *d;
+		int rc;
+
+		hs_test_config(&cfg);
+		d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), reply_fixed, reps[i]);
+		rc = qphs_client_request(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
+					 strlen(CONN_BODY), &res);
+		ck_assert_int_eq(rc, QPHS_ERR_REJECT_HANDSHAKE);
+		ck_assert_str_eq(res.errstr, "Invalid argument: x");
+		free(res.reply);
+		qphs_daemon_free(d);
+	}
+}
+END_TEST
+
 START_TEST(client_connection_reply_of_wrong_shape_is_malformed_json)
 {
 	static char rep[] = "{\"qp_num\":\"seven\"}\n";
@@ -396,6 +424,7 @@ Suite *suite_client(void)
 
 	tcase_add_test(tc, client_probe_returns_reply_and_peer);
 	tcase_add_test(tc, client_rejection_carries_the_peers_text);
+	tcase_add_test(tc, client_rejection_text_is_the_same_on_both_readers);
 	tcase_add_test(tc, client_connection_reply_of_wrong_shape_is_malformed_json);
 	tcase_add_test(tc, client_old_protocol_request_gets_untyped_reply);
 	tcase_add_test(tc, client_and_daemon_speak_ipv6);
