@@ -93,6 +93,23 @@ static inline int bench_tasks(int *tids, char (*names)[16], int max)
 /* Run time of thread tid of this process so far, ms: schedstat's first
  * field (ns on CPU), or utime + stime of stat where schedstat is absent;
  * -1 when the thread is gone. */
+/* A thread of ours' time spent runnable but waiting for a CPU (the
+ * second field of schedstat), ms; -1 when the kernel does not say. */
+static inline double bench_task_wait_ms(int tid)
+{
+	char path[64];
+	unsigned long long run, wait;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	ok = fscanf(f, "%llu %llu", &run, &wait) == 2;
+	fclose(f);
+	return ok ? (double)wait / 1e6 : -1;
+}
+
 static inline double bench_task_ms(int tid)
 {
 	char path[64], line[1024], *p;

@@ -316,12 +316,14 @@ static struct cpu_mark cpu_at[2];
  * threads are found by name (the library names them), and told from the
  * clients' by being the ones host_up started for the server (struct host's
  * tids). */
-static double srv_at[2][HOST_TIDS];
+static double srv_at[2][HOST_TIDS], srv_wait_at[2][HOST_TIDS];
 
 static void srv_mark(struct host *b, int k)
 {
-	for (int i = 0; i < b->ntids; i++)
+	for (int i = 0; i < b->ntids; i++) {
 		srv_at[k][i] = bench_task_ms(b->tids[i]);
+		srv_wait_at[k][i] = bench_task_wait_ms(b->tids[i]);
+	}
 }
 
 static void srv_print(const char *ptag, struct host *b)
@@ -331,8 +333,14 @@ static void srv_print(const char *ptag, struct host *b)
 	for (int i = 0; i < b->ntids; i++) {
 		double ms = srv_at[1][i] - srv_at[0][i];
 
-		if (!strcmp(b->tnames[i], "qphs-loop"))
+		if (!strcmp(b->tnames[i], "qphs-loop")) {
 			printf("%sserver_loop_thread_cpu %.1f ms\n", ptag, ms);
+			/* Runnable but not running: a loop that waits for a CPU
+			 * while the accept queue fills. */
+			if (srv_wait_at[0][i] >= 0 && srv_wait_at[1][i] >= 0)
+				printf("%sserver_loop_thread_runq_wait %.1f ms\n", ptag,
+				       srv_wait_at[1][i] - srv_wait_at[0][i]);
+		}
 		else if (!strcmp(b->tnames[i], "qphs-ack"))
 			printf("%sserver_ack_thread_cpu %.1f ms\n", ptag, ms);
 		else if (!strcmp(b->tnames[i], "qphs-worker") && w < 6)
