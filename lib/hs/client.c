@@ -190,8 +190,6 @@ static int read_frame(int fd, struct qphs_decoder *dec, int64_t deadline, int ti
 	}
 }
 
-/* Checks the reply frame against the request: type, JSON, shape, and for
- * Connection the peer's reply_msg. */
 /* A Connection reply read into desc: a reply_msg is the peer's refusal.
  * Clears desc. */
 static int reply_msg_of(struct qphs_hs_desc *desc, struct qphs_client_result *res)
@@ -206,6 +204,8 @@ static int reply_msg_of(struct qphs_hs_desc *desc, struct qphs_client_result *re
 	return rc;
 }
 
+/* Checks the reply frame against the request: type, JSON, shape, and for
+ * Connection the peer's reply_msg. */
 static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_result *res)
 {
 	struct qphs_hs_desc desc;
