@@ -90,40 +90,43 @@ static inline int bench_tasks(int *tids, char (*names)[16], int max)
 	return n;
 }
 
-/* Run time of thread tid of this process so far, ms: schedstat's first
- * field (ns on CPU), or utime + stime of stat where schedstat is absent;
- * -1 when the thread is gone. */
-/* A thread of ours' time spent runnable but waiting for a CPU (the
- * second field of schedstat), ms; -1 when the kernel does not say. */
-static inline double bench_task_wait_ms(int tid)
+/* Thread tid's schedstat: its first field (ns on a CPU) and its second
+ * (ns runnable, waiting for one).  Returns 0, or -1 when the kernel does
+ * not say or the thread is gone. */
+static inline int bench_schedstat(int tid, unsigned long long *run, unsigned long long *wait)
 {
 	char path[64];
-	unsigned long long run, wait;
 	FILE *f;
 	int ok;
 
 	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
 	if (!(f = fopen(path, "r")))
 		return -1;
-	ok = fscanf(f, "%llu %llu", &run, &wait) == 2;
+	ok = fscanf(f, "%llu %llu", run, wait) == 2;
 	fclose(f);
-	return ok ? (double)wait / 1e6 : -1;
+	return ok ? 0 : -1;
 }
 
+/* A thread of ours' time spent runnable but waiting for a CPU, ms; -1
+ * when the kernel does not say. */
+static inline double bench_task_wait_ms(int tid)
+{
+	unsigned long long run, wait;
+
+	return bench_schedstat(tid, &run, &wait) ? -1 : (double)wait / 1e6;
+}
+
+/* Run time of thread tid of this process so far, ms: schedstat's first
+ * field (ns on CPU), or utime + stime of stat where schedstat is absent;
+ * -1 when the thread is gone. */
 static inline double bench_task_ms(int tid)
 {
 	char path[64], line[1024], *p;
-	unsigned long long ns, ut, st;
+	unsigned long long ns, wait, ut, st;
 	FILE *f;
-	int ok;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
-	if ((f = fopen(path, "r"))) {
-		ok = fscanf(f, "%llu", &ns) == 1;
-		fclose(f);
-		if (ok)
-			return (double)ns / 1e6;
-	}
+	if (!bench_schedstat(tid, &ns, &wait))
+		return (double)ns / 1e6;
 	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
 	if (!(f = fopen(path, "r")))
 		return -1;
