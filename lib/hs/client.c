@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "client_int.h"
 #include "codec/descfast.h"
 #include "qphs/body.h"
 #include "net.h"
@@ -191,8 +192,9 @@ static int read_frame(int fd, struct qphs_decoder *dec, int64_t deadline, int ti
 }
 
 /* A Connection reply read into desc: a reply_msg is the peer's refusal.
- * Clears desc. */
-static int reply_msg_of(struct qphs_hs_desc *desc, struct qphs_client_result *res)
+ * desc goes to *out when out is not NULL, else it is cleared. */
+static int reply_msg_of(struct qphs_hs_desc *desc, struct qphs_client_result *res,
+			struct qphs_hs_desc *out)
 {
 	int rc = 0;
 
@@ -200,13 +202,18 @@ static int reply_msg_of(struct qphs_hs_desc *desc, struct qphs_client_result *re
 		snprintf(res->errstr, sizeof(res->errstr), "%s", desc->reply_msg);
 		rc = QPHS_ERR_REJECT_HANDSHAKE;
 	}
-	qphs_hs_desc_clear(desc);
+	if (out)
+		*out = *desc;
+	else
+		qphs_hs_desc_clear(desc);
 	return rc;
 }
 
 /* Checks the reply frame against the request: type, JSON, shape, and for
- * Connection the peer's reply_msg. */
-static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_result *res)
+ * Connection the peer's reply_msg; the Connection reply read goes to
+ * *desc_out (reply_msg_of). */
+static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_result *res,
+		       struct qphs_hs_desc *desc_out)
 {
 	struct qphs_hs_desc desc;
 	struct json_object *obj = NULL;
@@ -226,7 +233,7 @@ static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_
 	 * (codec/descfast.h); anything else goes the long way below. */
 	if ((type == QPHS_HS_CONNECTION || type == QPHS_HS_OLD_PROTOCOL) &&
 	    qphs__hs_desc_fast(f->json, f->json_len, &desc, &members))
-		return reply_msg_of(&desc, res);
+		return reply_msg_of(&desc, res, desc_out);
 	rc = qphs_json_parse(f->json, f->json_len, &obj, err, sizeof(err));
 	if (rc)
 		return fail(res, rc, "reply from %s: %s", res->peer, err);
@@ -246,11 +253,11 @@ static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_
 	if (rc)
 		return fail(res, QPHS_ERR_MALFORMED_JSON, "Connection reply from %s: %s (%s)",
 			    res->peer, err, qphs_errname(rc));
-	return reply_msg_of(&desc, res);
+	return reply_msg_of(&desc, res, desc_out);
 }
 
 static int exchange(int fd, const struct qphs_config *cfg, int type, const char *json,
-		    size_t len, struct qphs_client_result *res)
+		    size_t len, struct qphs_client_result *res, struct qphs_hs_desc *desc_out)
 {
 	int64_t deadline = qphs__now_ms() + cfg->reply_timeout_ms;
 	struct qphs_decoder *dec = NULL;
@@ -279,15 +286,16 @@ static int exchange(int fd, const struct qphs_config *cfg, int type, const char 
 			memcpy(res->reply, f.json, f.json_len);
 			res->reply[f.json_len] = '\0';
 			res->reply_len = f.json_len;
-			rc = check_reply(type, &f, res);
+			rc = check_reply(type, &f, res, desc_out);
 		}
 	}
 	qphs_decoder_free(dec);
 	return rc;
 }
 
-int qphs_client_request(const struct qphs_config *cfg, const char *server, int type,
-			const char *json, size_t json_len, struct qphs_client_result *res)
+static int request(const struct qphs_config *cfg, const char *server, int type,
+		   const char *json, size_t json_len, struct qphs_client_result *res,
+		   struct qphs_hs_desc *desc_out)
 {
 	struct qphs_config defaults;
 	int64_t start = qphs__now_ms();
@@ -307,8 +315,21 @@ int qphs_client_request(const struct qphs_config *cfg, const char *server, int t
 	res->connect_ms = (double)(qphs__now_ms() - start);
 	if (fd < 0)
 		return fd;
-	rc = exchange(fd, cfg, type, json, json_len, res);
+	rc = exchange(fd, cfg, type, json, json_len, res, desc_out);
 	close(fd);
 	res->total_ms = (double)(qphs__now_ms() - start);
 	return rc;
+}
+
+int qphs_client_request(const struct qphs_config *cfg, const char *server, int type,
+			const char *json, size_t json_len, struct qphs_client_result *res)
+{
+	return request(cfg, server, type, json, json_len, res, NULL);
+}
+
+int qphs__client_request_desc(const struct qphs_config *cfg, const char *server, int type,
+			      const char *json, size_t json_len, struct qphs_client_result *res,
+			      struct qphs_hs_desc *reply)
+{
+	return request(cfg, server, type, json, json_len, res, reply);
 }

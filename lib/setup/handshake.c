@@ -12,6 +12,7 @@
 
 #include "qphs/body.h"
 #include "handshake.h"
+#include "hs/client_int.h"
 #include "base/log.h"
 #include "qphs/client.h"
 #include "qphs/error.h"
@@ -81,26 +82,22 @@ int qphs__hs_send(const struct qphs_config *cfg, const char *server,
 	struct qphs_client_result res;
 	char *json = NULL;
 	size_t len = 0;
-	int rc, prc;
+	int rc;
 
 	if ((rc = qphs_hs_desc_encode(d, &json, &len)))
 		return rc;
 	memset(&res, 0, sizeof(res));
-	rc = qphs_client_request(cfg, server,
-				 cfg->old_protocol ? QPHS_HS_OLD_PROTOCOL : QPHS_HS_CONNECTION,
-				 json, len, &res);
+	/* The reply comes back parsed: the client read it to check it. */
+	rc = qphs__client_request_desc(cfg, server,
+				       cfg->old_protocol ? QPHS_HS_OLD_PROTOCOL
+							 : QPHS_HS_CONNECTION,
+				       json, len, &res, reply);
 	free(json);
 	snprintf(errtxt, errlen, "%s", res.errstr);
 	if (connect_ms)
 		*connect_ms = res.connect_ms;
-	if (rc && rc != QPHS_ERR_REJECT_HANDSHAKE) {
-		free(res.reply);
-		return rc;
-	}
-	prc = qphs_hs_desc_parse(res.reply ? res.reply : "", res.reply_len, reply, errtxt,
-				  errlen);
 	free(res.reply);
-	return prc ? prc : rc;
+	return rc;
 }
 
 int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
