@@ -3,7 +3,6 @@
  * Per-connection work lives in daemon_conn.c, the cross-thread request API
  * in daemon_req.c. */
 #include <errno.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -24,10 +23,7 @@
 #include "qphs/error.h"
 
 /* epoll data for the two descriptors that are not connections. */
-static char listener_tag, door_tag;
-
-#define LISTEN_PAUSE_MS 100 /* back-off when no descriptor is left */
-#define ACCEPT_BURST 64
+static char acceptor_tag, door_tag;
 
 static int set_err(struct qphs_daemon *d, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -135,19 +131,26 @@ int qphs_daemon_new(const struct qphs_config *cfg, struct qphs_daemon **out)
 		free(d);
 		return rc;
 	}
-	d->lfd = d->epfd = d->reserve_fd = -1;
+	d->lfd = d->epfd = -1;
 	d->door = qphs__door_new();
 	if (!d->door) {
 		free(d);
 		return QPHS_ERR_MEMORY;
 	}
+	if (qphs__acceptor_init(&d->acc) != 0) {
+		qphs__door_unref(d->door);
+		free(d);
+		return QPHS_ERR_MEMORY;
+	}
 	if (pthread_mutex_init(&d->parser.mu, NULL) != 0) {
+		qphs__acceptor_destroy(&d->acc);
 		qphs__door_unref(d->door);
 		free(d);
 		return QPHS_ERR_MEMORY;
 	}
 	if (pthread_cond_init(&d->parser.cv, NULL) != 0) {
 		pthread_mutex_destroy(&d->parser.mu);
+		qphs__acceptor_destroy(&d->acc);
 		qphs__door_unref(d->door);
 		free(d);
 		return QPHS_ERR_MEMORY;
@@ -322,89 +325,6 @@ const char *qphs_daemon_errstr(const struct qphs_daemon *d)
 	return d ? d->errstr : "";
 }
 
-/* Logs at most one line a second for a flood of refusals. */
-static void log_refusal(struct qphs_daemon *d, const char *why)
-{
-	int64_t now = qphs__now_ms();
-
-	if (now < d->cap_log_at) {
-		d->cap_log_skipped++;
-		return;
-	}
-	QPHS_WARN("[Handshake] refusing a connection: %s (%llu more since the last line)", why,
-		  (unsigned long long)d->cap_log_skipped);
-	d->cap_log_skipped = 0;
-	d->cap_log_at = now + 1000;
-}
-
-static void pause_listener(struct qphs_daemon *d)
-{
-	struct epoll_event e = {.events = 0, .data.ptr = &listener_tag};
-
-	epoll_ctl(d->epfd, EPOLL_CTL_MOD, d->lfd, &e);
-	d->listen_paused_until = qphs__now_ms() + LISTEN_PAUSE_MS;
-}
-
-static void resume_listener(struct qphs_daemon *d)
-{
-	struct epoll_event e = {.events = EPOLLIN, .data.ptr = &listener_tag};
-
-	epoll_ctl(d->epfd, EPOLL_CTL_MOD, d->lfd, &e);
-	d->listen_paused_until = 0;
-}
-
-/* Out of descriptors: a pending connection would wake us forever.  Spend
- * the reserve descriptor to accept and close it; without a reserve, stop
- * listening for a moment.  Either way the loop never spins. */
-static void out_of_fds(struct qphs_daemon *d, int err)
-{
-	int fd = -1;
-
-	if (d->reserve_fd >= 0) {
-		close(d->reserve_fd);
-		fd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd >= 0) {
-			atomic_fetch_add(&d->n_refused_nofd, 1);
-			close(fd);
-		}
-		d->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	}
-	log_refusal(d, strerror(err));
-	if (fd < 0 || d->reserve_fd < 0)
-		pause_listener(d);
-}
-
-static void accept_some(struct qphs_daemon *d)
-{
-	for (int i = 0; i < ACCEPT_BURST; i++) {
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof(ss);
-		int rc, fd = accept4(d->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
-				continue;
-			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-				out_of_fds(d, errno);
-			else if (errno != EAGAIN && errno != EWOULDBLOCK)
-				log_refusal(d, strerror(errno));
-			return;
-		}
-		if (d->open >= (uint64_t)d->cfg.max_connections) {
-			atomic_fetch_add(&d->n_refused_cap, 1);
-			close(fd);
-			log_refusal(d, "the cap on open connections is reached");
-			continue;
-		}
-		rc = qphs__conn_accept(d, fd, (struct sockaddr *)&ss);
-		if (rc != 0) {
-			close(fd);
-			if (rc != QPHS_ERR_LIMIT_SOURCE) /* that one is logged */
-				log_refusal(d, "out of memory");
-		}
-	}
-}
-
 static int next_timeout(struct qphs_daemon *d)
 {
 	int64_t next = INT64_MAX, now;
@@ -412,8 +332,6 @@ static int next_timeout(struct qphs_daemon *d)
 	for (int l = 0; l < T_COUNT; l++)
 		if (d->thead[l] && d->thead[l]->deadline < next)
 			next = d->thead[l]->deadline;
-	if (d->listen_paused_until && d->listen_paused_until < next)
-		next = d->listen_paused_until;
 	if (d->trim_at && d->trim_at < next)
 		next = d->trim_at;
 	if (next == INT64_MAX)
@@ -433,8 +351,6 @@ static void run_timers(struct qphs_daemon *d)
 			qphs__conn_timeout(d, c);
 		}
 	}
-	if (d->listen_paused_until && d->listen_paused_until <= now)
-		resume_listener(d);
 	qphs__trim_run(d, now);
 }
 
@@ -466,8 +382,8 @@ static void *loop_main(void *arg)
 		}
 		for (int i = 0; i < n; i++) {
 			void *p = evs[i].data.ptr;
-			if (p == &listener_tag)
-				accept_some(d);
+			if (p == &acceptor_tag)
+				qphs__acceptor_drain(d);
 			else if (p == &door_tag)
 				qphs__door_drain(d);
 			else
@@ -485,9 +401,8 @@ static void start_undo(struct qphs_daemon *d)
 {
 	if (d->epfd >= 0)
 		close(d->epfd);
-	if (d->reserve_fd >= 0)
-		close(d->reserve_fd);
-	d->epfd = d->reserve_fd = -1;
+	d->epfd = -1;
+	qphs__acceptor_close(&d->acc);
 	pthread_mutex_lock(&d->door->mu);
 	if (d->door->efd >= 0)
 		close(d->door->efd);
@@ -498,7 +413,7 @@ static void start_undo(struct qphs_daemon *d)
 
 int qphs_daemon_start(struct qphs_daemon *d)
 {
-	struct epoll_event le = {.events = EPOLLIN, .data.ptr = &listener_tag};
+	struct epoll_event ae = {.events = EPOLLIN, .data.ptr = &acceptor_tag};
 	struct epoll_event de = {.events = EPOLLIN, .data.ptr = &door_tag};
 	int rc;
 
@@ -508,9 +423,8 @@ int qphs_daemon_start(struct qphs_daemon *d)
 		return set_err(d, QPHS_ERR_INVALID_ARGUMENT, "qphs_daemon_listen first");
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	d->door->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	d->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC); /* optional */
-	if (d->epfd < 0 || d->door->efd < 0 ||
-	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->lfd, &le) != 0 ||
+	if (d->epfd < 0 || d->door->efd < 0 || qphs__acceptor_open(&d->acc) != 0 ||
+	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->acc.efd, &ae) != 0 ||
 	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->door->efd, &de) != 0) {
 		rc = set_err(d, QPHS_ERR_SOCKET, "event loop setup: %s", strerror(errno));
 		start_undo(d);
@@ -523,8 +437,15 @@ int qphs_daemon_start(struct qphs_daemon *d)
 		start_undo(d);
 		return rc;
 	}
+	if ((rc = qphs__acceptor_start(d)) != 0) {
+		rc = set_err(d, QPHS_ERR_THREAD, "cannot start the accept thread: %s", strerror(rc));
+		qphs__parser_stop(d);
+		start_undo(d);
+		return rc;
+	}
 	if ((rc = qphs__thread_start(&d->thread, loop_main, d, "qphs-loop")) != 0) {
 		rc = set_err(d, QPHS_ERR_THREAD, "cannot start the loop thread: %s", strerror(rc));
+		qphs__acceptor_stop(d);
 		qphs__parser_stop(d);
 		start_undo(d);
 		return rc;
@@ -544,6 +465,7 @@ int qphs_daemon_stop(struct qphs_daemon *d)
 	if (write(d->door->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		QPHS_ERR("[Handshake] waking the loop: %s", strerror(errno));
 	pthread_join(d->thread, NULL);
+	qphs__acceptor_stop(d);
 	qphs__parser_stop(d);
 	pthread_mutex_lock(&d->door->mu);
 	d->door->stopped = true;
@@ -576,8 +498,7 @@ void qphs_daemon_free(struct qphs_daemon *d)
 		close(d->lfd);
 	if (d->epfd >= 0)
 		close(d->epfd);
-	if (d->reserve_fd >= 0)
-		close(d->reserve_fd);
+	qphs__acceptor_close(&d->acc);
 	pthread_mutex_lock(&d->door->mu);
 	d->door->stopped = true;
 	if (d->door->efd >= 0)
@@ -587,6 +508,7 @@ void qphs_daemon_free(struct qphs_daemon *d)
 	qphs__door_unref(d->door);
 	pthread_cond_destroy(&d->parser.cv);
 	pthread_mutex_destroy(&d->parser.mu);
+	qphs__acceptor_destroy(&d->acc);
 	free(d->spare_src);
 	free(d);
 }
@@ -635,6 +557,7 @@ void qphs_daemon_stats(const struct qphs_daemon *d, struct qphs_daemon_stats *ou
 	out->open_connections = atomic_load(&d->n_open);
 	out->live_bytes = (uint64_t)atomic_load(&d->door->live_bytes);
 	out->loop_wakeups = atomic_load(&d->n_wakeups);
+	out->accept_wakeups = atomic_load(&d->n_accept_wakeups);
 	out->refused_per_source = atomic_load(&d->n_refused_source);
 	out->refused_budget = atomic_load(&d->n_refused_budget);
 	out->memory_trims = atomic_load(&d->n_trims);

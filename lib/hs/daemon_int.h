@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include "qphs/body.h"
@@ -109,6 +110,39 @@ struct handler {
 
 #define SRC_BUCKETS 256
 
+/* At most one refusal line a second (the rest counted in skipped). */
+struct refusal_log {
+	int64_t at;
+	uint64_t skipped;
+};
+
+/* The acceptor (daemon_accept.c): a thread that takes connections off the
+ * listener and queues them for the loop.  q and n are under mu; taken is
+ * the loop's; the descriptors are the acceptor thread's. */
+#define ACCEPT_QUEUE 128
+struct accepted {
+	int fd;
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+	} addr;
+};
+struct acceptor {
+	pthread_mutex_t mu;
+	pthread_cond_t room;       /* the loop took the queue */
+	int n;
+	struct accepted q[ACCEPT_QUEUE];
+	struct accepted taken[ACCEPT_QUEUE]; /* the loop's copy of q */
+	atomic_bool stop;
+	bool running;
+	pthread_t thread;
+	int efd;                   /* wakes the loop: q is no longer empty */
+	int stop_efd;              /* wakes the acceptor: stop */
+	int reserve_fd;            /* spare descriptor for EMFILE */
+	struct refusal_log log;    /* the acceptor's refusal lines */
+};
+
 /* The parse worker (daemon_parse.c): bodies above INLINE_PARSE_MAX bytes
  * are checked on its thread, not the loop's. */
 #define INLINE_PARSE_MAX 4096
@@ -124,6 +158,7 @@ struct parser {
 struct qphs_daemon {
 	struct qphs_config cfg;
 	struct parser parser;
+	struct acceptor acc;
 	struct source *srcs[SRC_BUCKETS];
 	struct source *spare_src;  /* one forgotten source kept for the next:
 				    * a peer connecting one at a time would
@@ -138,10 +173,8 @@ struct qphs_daemon {
 	struct door *door;
 	struct handler handlers[4];
 	struct qphs_fault fault;
-	int lfd;                   /* listener */
+	int lfd;                   /* listener: the acceptor's once started */
 	int epfd;
-	int reserve_fd;            /* spare descriptor for EMFILE */
-	int64_t listen_paused_until; /* 0 = listening */
 	bool started;
 	bool stopped;
 	atomic_bool stopping;
@@ -152,15 +185,14 @@ struct qphs_daemon {
 	int tdur[T_COUNT];         /* duration of each timer list, ms */
 	uint64_t open;
 	uint64_t fault_rng;
-	int64_t cap_log_at;        /* rate limit of the "at the cap" line */
-	uint64_t cap_log_skipped;
+	struct refusal_log cap_log; /* the loop's refusal lines */
 	char addr[96];
 	uint16_t port;
 	char errstr[256];
 	/* Counters: written by the loop thread, read by any thread. */
 	atomic_uint_fast64_t n_accepted, n_replied, n_timed_out, n_refused_cap,
 		n_refused_nofd, n_rejected_body, n_open, n_wakeups, n_refused_source,
-		n_refused_budget, n_trims;
+		n_refused_budget, n_trims, n_accept_wakeups;
 	atomic_uint_fast64_t n_rejected_frame[8];
 	/* The last refusal (qphs_daemon_last_refusal): written by the loop
 	 * thread, read by any, both under door->mu. */
@@ -200,6 +232,25 @@ void qphs__limit_refusal(struct qphs_daemon *d, int code, const char *source,
 void qphs__trim_note(struct qphs_daemon *d, size_t bytes);
 /* Runs a due trim; the next deadline (INT64_MAX: none). */
 int64_t qphs__trim_run(struct qphs_daemon *d, int64_t now);
+
+/* daemon_accept.c: the acceptor. */
+/* Mutex and condition; 0 or QPHS_ERR_MEMORY. */
+int qphs__acceptor_init(struct acceptor *a);
+void qphs__acceptor_destroy(struct acceptor *a);
+/* Its eventfds and reserve descriptor (-1 when the eventfds could not be
+ * had, errno set); qphs__acceptor_close closes whatever is open. */
+int qphs__acceptor_open(struct acceptor *a);
+void qphs__acceptor_close(struct acceptor *a);
+/* Starts the thread (the errno pthread_create gave) and stops it: joins
+ * it, then closes the connections the loop never took. */
+int qphs__acceptor_start(struct qphs_daemon *d);
+void qphs__acceptor_stop(struct qphs_daemon *d);
+/* Loop thread: takes the queued connections and makes them the loop's
+ * (or refuses them: the connection cap, a source's limit, memory). */
+void qphs__acceptor_drain(struct qphs_daemon *d);
+/* A refusal line, at most one a second per rl.  Any thread; rl is that
+ * thread's own. */
+void qphs__log_refusal(struct refusal_log *rl, const char *why);
 
 /* daemon_parse.c: the parse worker. */
 int qphs__parser_start(struct qphs_daemon *d);

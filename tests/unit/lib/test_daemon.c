@@ -3,10 +3,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -558,24 +560,147 @@ static void *send_connection(void *arg)
 }
 
 /* Threads of this process named name (/proc/self/task/<tid>/comm). */
-/* top -H, perf and gdb tell the loop thread apart by its name. */
+/* top -H, perf and gdb tell the loop and accept threads apart by their
+ * names. */
 START_TEST(daemon_loop_thread_is_named_and_gone_after_stop)
 {
+	static const char *const names[] = {"qphs-loop", "qphs-accept"};
 	struct qphs_config cfg;
 	struct qphs_daemon *d;
 
 	hs_test_config(&cfg);
-	ck_assert_int_eq(hs_test_threads_named("qphs-loop"), 0);
+	for (int k = 0; k < 2; k++)
+		ck_assert_int_eq(hs_test_threads_named(names[k]), 0);
 	d = hs_test_serve(&cfg, 0, NULL, NULL);
-	ck_assert_int_eq(hs_test_threads_named("qphs-loop"), 1);
+	for (int k = 0; k < 2; k++)
+		ck_assert_int_eq(hs_test_threads_named(names[k]), 1);
 	ck_assert_int_eq(qphs_daemon_stop(d), 0);
 	/* pthread_join returns when the thread has cleared its tid, a moment
 	 * before the kernel drops it from /proc/self/task: allow that moment
 	 * (2 s at most), not a thread that stays. */
-	for (int i = 0; i < 200 && hs_test_threads_named("qphs-loop"); i++)
-		usleep(10000);
-	ck_assert_int_eq(hs_test_threads_named("qphs-loop"), 0);
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < 200 && hs_test_threads_named(names[k]); i++)
+			usleep(10000);
+		ck_assert_int_eq(hs_test_threads_named(names[k]), 0);
+	}
 	qphs_daemon_free(d);
+}
+END_TEST
+
+/* A handler that holds the loop thread until the test lets it go: only a
+ * test does this (handlers must not block). */
+struct hold {
+	int pipe[2];
+	atomic_int entered;
+};
+
+static void hold_loop(struct qphs_request *req, void *user)
+{
+	struct hold *h = user;
+	char c;
+
+	if (atomic_fetch_add(&h->entered, 1) == 0)
+		ck_assert_int_eq(read(h->pipe[0], &c, 1), 1);
+	ck_assert_int_eq(qphs_request_reply(req, "{\"status\":\"success\"}\n", 21), 0);
+}
+
+/* Nonblocking connects to port; fds[i] gets each socket. */
+static void connect_many(uint16_t port, int *fds, int n)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+
+	for (int i = 0; i < n; i++) {
+		fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		ck_assert_int_ge(fds[i], 0);
+		ck_assert(connect(fds[i], (struct sockaddr *)&sa, sizeof(sa)) == 0 ||
+			  errno == EINPROGRESS);
+	}
+}
+
+/* How many of fds have finished connecting (the kernel's handshake done:
+ * the listener's queue had room for it). */
+static int connected(const int *fds, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct pollfd pf = {.fd = fds[i], .events = POLLOUT};
+		int err = 0;
+		socklen_t el = sizeof(err);
+
+		if (poll(&pf, 1, 0) == 1 && (pf.revents & POLLOUT) &&
+		    getsockopt(fds[i], SOL_SOCKET, SO_ERROR, &err, &el) == 0 && err == 0)
+			k++;
+	}
+	return k;
+}
+
+/* The kernel keeps only listen_backlog + 1 finished connections for the
+ * daemon; beyond that it drops SYNs, and each dropped SYN costs its client
+ * a second.  With the loop thread held (as a burst of connects starves it
+ * of CPU), the accept thread goes on taking connections, up to its own
+ * bounded queue; once the loop runs again every connection is answered. */
+START_TEST(daemon_accepts_while_the_loop_is_held)
+{
+	enum { N = 192, BACKLOG = 4 };
+	struct hold h = {.entered = 0};
+	struct qphs_config cfg;
+	struct qphs_daemon *d;
+	static int fds[N];
+	uint8_t req[32], rep[64];
+	size_t n = hs_test_frame(QPHS_HS_PROBE, "{}\n", req, sizeof(req));
+	int first, seen = 0;
+
+	ck_assert_int_eq(pipe(h.pipe), 0);
+	hs_test_config(&cfg);
+	cfg.listen_backlog = BACKLOG;
+	cfg.max_conns_per_source = N + 1;
+	cfg.max_connections = N + 1;
+	cfg.request_timeout_ms = cfg.reply_timeout_ms = (int)unit_timeout(60) * 1000;
+	d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_PROBE), hold_loop, &h);
+	first = hs_test_connect(qphs_daemon_port(d), 30);
+	ck_assert_int_eq(send(first, req, n, MSG_NOSIGNAL), (ssize_t)n);
+	for (int i = 0; i < 3000 && !atomic_load(&h.entered); i++)
+		usleep(10000);
+	ck_assert_int_eq(atomic_load(&h.entered), 1);
+	/* The loop is held.  Far more than BACKLOG + 1 connections finish
+	 * their handshake: the accept thread takes them. */
+	connect_many(qphs_daemon_port(d), fds, N);
+	for (int i = 0; i < (int)(unit_timeout(10) * 100) && seen < 4 * (BACKLOG + 1); i++) {
+		usleep(10000);
+		seen = connected(fds, N);
+	}
+	ck_assert_msg(seen >= 4 * (BACKLOG + 1),
+		      "%d of %d connections finished while the loop was held", seen, N);
+	/* Its queue is bounded: the rest wait in the kernel (their SYNs
+	 * dropped), not in the daemon's memory. */
+	usleep(200000);
+	seen = connected(fds, N);
+	ck_assert_msg(seen < N, "all %d connections finished: the accept queue is not bounded", N);
+	ck_assert_int_eq(write(h.pipe[1], "g", 1), 1);
+	/* Every connection is answered once the loop runs (those whose SYN
+	 * was dropped after their client's next retransmission). */
+	for (int i = 0; i < N; i++) {
+		struct pollfd pf = {.fd = fds[i], .events = POLLOUT};
+		size_t got = 0;
+		ssize_t r;
+
+		ck_assert_int_eq(poll(&pf, 1, (int)(unit_timeout(30) * 1000)), 1);
+		ck_assert_int_eq(send(fds[i], req, n, MSG_NOSIGNAL), (ssize_t)n);
+		pf.events = POLLIN;
+		while (poll(&pf, 1, (int)(unit_timeout(30) * 1000)) == 1 &&
+		       (r = recv(fds[i], rep + got, sizeof(rep) - got, 0)) > 0)
+			got += (size_t)r;
+		ck_assert_uint_eq(got, sizeof(PROBE_REPLY) - 1);
+		ck_assert_mem_eq(rep, PROBE_REPLY, got);
+		close(fds[i]);
+	}
+	ck_assert_int_eq(recv(first, rep, sizeof(rep), MSG_WAITALL), (ssize_t)sizeof(PROBE_REPLY) - 1);
+	close(first);
+	qphs_daemon_free(d);
+	close(h.pipe[0]);
+	close(h.pipe[1]);
 }
 END_TEST
 
@@ -640,7 +765,7 @@ START_TEST(daemon_survives_running_out_of_descriptors)
 	struct rlimit rl, saved;
 	int ready[2], go[2], portp[2], status, highest;
 	uint16_t port;
-	uint64_t wakeups;
+	uint64_t wakeups, acc_wakeups;
 	pid_t pid;
 	char c;
 
@@ -673,7 +798,8 @@ START_TEST(daemon_survives_running_out_of_descriptors)
 	 * spinning on a listener it cannot accept from wakes thousands of
 	 * times, however slow the machine, and a loop that spins slowly still
 	 * counts every turn (a count of wake-ups, unlike a CPU share, does not
-	 * depend on the machine's load or on QPLAB_TIME_MULTIPLIER). */
+	 * depend on the machine's load or on QPLAB_TIME_MULTIPLIER).  The same
+	 * holds for the accept thread, which is the one that meets EMFILE. */
 	for (int i = 0; i < 2500; i++) {
 		qphs_daemon_stats(d, &st);
 		if (st.refused_no_fd > 0)
@@ -683,12 +809,17 @@ START_TEST(daemon_survives_running_out_of_descriptors)
 	usleep(100000); /* the refusals' own wake-ups are over */
 	qphs_daemon_stats(d, &st);
 	wakeups = st.loop_wakeups;
+	acc_wakeups = st.accept_wakeups;
 	usleep(500000);
 	qphs_daemon_stats(d, &st);
 	wakeups = st.loop_wakeups - wakeups;
+	acc_wakeups = st.accept_wakeups - acc_wakeups;
 	ck_assert_msg(st.refused_no_fd > 0, "no connection was refused for lack of fds");
 	ck_assert_msg(wakeups < 100, "the loop woke %llu times in 0.5 s while out of descriptors",
 		      (unsigned long long)wakeups);
+	ck_assert_msg(acc_wakeups < 100,
+		      "the accept thread woke %llu times in 0.5 s while out of descriptors",
+		      (unsigned long long)acc_wakeups);
 	ck_assert_int_eq(write(go[1], "g", 1), 1);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_uint_eq(hs_test_wait_open(d, 0, 5), 0);
@@ -849,6 +980,7 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, daemon_live_bytes_return_to_baseline_after_10000_bad_frames);
 	tc = unit_tcase(s, "load", 20);
 	tcase_add_test(tc, daemon_answers_200_clients_at_once);
+	tcase_add_test(tc, daemon_accepts_while_the_loop_is_held);
 	tcase_add_test(tc, daemon_stalled_connections_do_not_delay_a_probe);
 	tcase_add_test(tc, daemon_closes_a_silent_client_at_the_request_deadline);
 	tcase_add_test(tc, daemon_refuses_connections_beyond_the_cap);
