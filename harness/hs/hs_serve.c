@@ -280,13 +280,14 @@ static void print_stats(const struct qphs_daemon *d)
 		"hs serve: stats: accepted=%llu replied=%llu timed_out=%llu refused_at_cap=%llu "
 		"refused_per_source=%llu refused_budget=%llu rejected_too_long=%llu "
 		"rejected_body=%llu memory_trims=%llu open=%llu live_bytes=%llu "
-		"limited_source=%s\n",
+		"accept_thread_took=%llu accept_wakeups=%llu limited_source=%s\n",
 		(unsigned long long)st.accepted, (unsigned long long)st.replied,
 		(unsigned long long)st.timed_out, (unsigned long long)st.refused_at_cap,
 		(unsigned long long)st.refused_per_source, (unsigned long long)st.refused_budget,
 		(unsigned long long)st.rejected_frame[-QPHS_ERR_FRAME_TOO_LONG - 1000],
 		(unsigned long long)st.rejected_body, (unsigned long long)st.memory_trims,
 		(unsigned long long)st.open_connections, (unsigned long long)st.live_bytes,
+		(unsigned long long)st.accept_thread_took, (unsigned long long)st.accept_wakeups,
 		st.limited_source[0] ? st.limited_source : "-");
 }
 

@@ -22,8 +22,11 @@
 #include "net.h"
 #include "qphs/error.h"
 
-/* epoll data for the two descriptors that are not connections. */
-static char acceptor_tag, door_tag;
+/* epoll data for the three descriptors that are not connections. */
+static char listener_tag, acceptor_tag, door_tag;
+
+#define LISTEN_PAUSE_MS 100 /* back-off when no descriptor is left */
+#define ACCEPT_BURST 64
 
 static int set_err(struct qphs_daemon *d, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -325,6 +328,46 @@ const char *qphs_daemon_errstr(const struct qphs_daemon *d)
 	return d ? d->errstr : "";
 }
 
+/* The listener in the loop's epoll set, exclusive: with both threads
+ * waiting the kernel wakes only the first registered, the loop. */
+static int listen_on(struct qphs_daemon *d)
+{
+	struct epoll_event le = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.ptr = &listener_tag};
+
+	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->lfd, &le);
+}
+
+/* Out of descriptors with no reserve: stop listening for a moment, or the
+ * loop would spin on a listener it cannot accept from.  An exclusive
+ * registration cannot be modified, only removed and added again. */
+static void pause_listener(struct qphs_daemon *d)
+{
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, d->lfd, NULL);
+	d->listen_paused_until = qphs__now_ms() + LISTEN_PAUSE_MS;
+}
+
+static void resume_listener(struct qphs_daemon *d)
+{
+	if (listen_on(d) != 0)
+		QPHS_ERR("[Handshake] listening again: %s", strerror(errno));
+	qphs__acceptor_rearm(&d->acc, d->lfd); /* behind the loop again */
+	d->listen_paused_until = 0;
+}
+
+static void accept_some(struct qphs_daemon *d)
+{
+	for (int i = 0; i < ACCEPT_BURST; i++) {
+		struct accepted a;
+		int rc = qphs__accept_one(d, &d->cap_log, &a);
+
+		if (rc < 0)
+			pause_listener(d);
+		if (rc != 1)
+			return;
+		qphs__admit(d, &a);
+	}
+}
+
 static int next_timeout(struct qphs_daemon *d)
 {
 	int64_t next = INT64_MAX, now;
@@ -332,6 +375,8 @@ static int next_timeout(struct qphs_daemon *d)
 	for (int l = 0; l < T_COUNT; l++)
 		if (d->thead[l] && d->thead[l]->deadline < next)
 			next = d->thead[l]->deadline;
+	if (d->listen_paused_until && d->listen_paused_until < next)
+		next = d->listen_paused_until;
 	if (d->trim_at && d->trim_at < next)
 		next = d->trim_at;
 	if (next == INT64_MAX)
@@ -351,6 +396,8 @@ static void run_timers(struct qphs_daemon *d)
 			qphs__conn_timeout(d, c);
 		}
 	}
+	if (d->listen_paused_until && d->listen_paused_until <= now)
+		resume_listener(d);
 	qphs__trim_run(d, now);
 }
 
@@ -382,7 +429,9 @@ static void *loop_main(void *arg)
 		}
 		for (int i = 0; i < n; i++) {
 			void *p = evs[i].data.ptr;
-			if (p == &acceptor_tag)
+			if (p == &listener_tag)
+				accept_some(d);
+			else if (p == &acceptor_tag)
 				qphs__acceptor_drain(d);
 			else if (p == &door_tag)
 				qphs__door_drain(d);
@@ -423,7 +472,9 @@ int qphs_daemon_start(struct qphs_daemon *d)
 		return set_err(d, QPHS_ERR_INVALID_ARGUMENT, "qphs_daemon_listen first");
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	d->door->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (d->epfd < 0 || d->door->efd < 0 || qphs__acceptor_open(&d->acc) != 0 ||
+	/* The loop's listener registration before the accept thread's. */
+	if (d->epfd < 0 || d->door->efd < 0 || listen_on(d) != 0 ||
+	    qphs__acceptor_open(&d->acc, d->lfd) != 0 ||
 	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->acc.efd, &ae) != 0 ||
 	    epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->door->efd, &de) != 0) {
 		rc = set_err(d, QPHS_ERR_SOCKET, "event loop setup: %s", strerror(errno));
@@ -558,6 +609,7 @@ void qphs_daemon_stats(const struct qphs_daemon *d, struct qphs_daemon_stats *ou
 	out->live_bytes = (uint64_t)atomic_load(&d->door->live_bytes);
 	out->loop_wakeups = atomic_load(&d->n_wakeups);
 	out->accept_wakeups = atomic_load(&d->n_accept_wakeups);
+	out->accept_thread_took = atomic_load(&d->n_accept_took);
 	out->refused_per_source = atomic_load(&d->n_refused_source);
 	out->refused_budget = atomic_load(&d->n_refused_budget);
 	out->memory_trims = atomic_load(&d->n_trims);

@@ -1,23 +1,29 @@
-/* The acceptor: a thread that only takes connections off the listener and
- * queues them for the loop.
+/* Accepting: the loop's accept, and the accept thread that stands in for a
+ * busy loop.
  *
- * Why a thread of its own.  The kernel holds at most listen_backlog + 1
- * finished connections (Mooncake's default is 128); the next SYN is
- * dropped and its client waits a whole second before sending it again.
- * When a burst of connects shares the CPUs with the loop, the loop runs
- * long turns and then waits behind the runnable threads, and the queue
- * fills meanwhile.  This thread does almost no work per wake-up, so the
- * scheduler gives it a CPU soon after a connection arrives and the
- * queue drains.  The loop then makes the connections its own
- * (qphs__acceptor_drain) as it did when it accepted them itself.
+ * Why a second thread.  The kernel holds at most listen_backlog + 1
+ * connections that finished their handshake (Mooncake's default backlog is
+ * 128); the next SYN is dropped and its client sends it again only a
+ * second later.  When a burst of connects shares the CPUs with the loop,
+ * the loop runs long turns and then waits behind the runnable threads, and
+ * the queue fills meanwhile.
  *
- * The acceptor never blocks on the loop for long: when ACCEPT_QUEUE
- * connections wait for the loop, it stops accepting until the loop takes
- * them, and the kernel's queue holds the rest. */
+ * Why it costs nothing while the loop keeps up.  The loop and the accept
+ * thread each watch the listener with EPOLLEXCLUSIVE, the loop first, so
+ * the kernel wakes the loop when it waits in epoll_wait and the accept
+ * thread only when the loop does not.  Woken, the accept thread reads the
+ * queue's length (TCP_INFO of a listening socket) and takes connections
+ * only past half the backlog; below that it naps (1 ms, doubling up to
+ * ACCEPT_NAP_MAX_MS while the queue stays short) and looks again, going
+ * back to sleep once the loop has taken the connections.  What it takes
+ * it queues for the loop (at most ACCEPT_QUEUE; then it waits and the
+ * kernel holds the rest), and the loop makes them its own as it does its
+ * own accepts (admit). */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
+#include <netinet/tcp.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -28,10 +34,11 @@
 #include "net.h"
 #include "qphs/error.h"
 
-#define LISTEN_PAUSE_MS 100 /* back-off when no descriptor is left */
+#define ACCEPT_NAP_MAX_MS 8     /* the accept thread's longest look-again nap */
+#define OUT_OF_FDS_PAUSE_MS 100 /* back-off when no descriptor is left */
 
-/* Logs a refusal at most once a second.  The loop and the acceptor each
- * have their own rate limit (rl). */
+/* Logs a refusal at most once a second.  The loop and the accept thread
+ * each have their own rate limit (rl). */
 void qphs__log_refusal(struct refusal_log *rl, const char *why)
 {
 	int64_t now = qphs__now_ms();
@@ -46,22 +53,17 @@ void qphs__log_refusal(struct refusal_log *rl, const char *why)
 	rl->at = now + 1000;
 }
 
-/* Sleeps up to ms on the stop eventfd; returns whether stop was asked. */
-static bool wait_stop(struct acceptor *a, int ms)
-{
-	struct pollfd pf = {.fd = a->stop_efd, .events = POLLIN};
-
-	return poll(&pf, 1, ms) > 0 || atomic_load(&a->stop);
-}
-
 /* Out of descriptors: a pending connection would wake us forever.  Spend
- * the reserve descriptor to accept and close it; without a reserve, stop
- * listening for a moment.  Either way the thread never spins. */
-static void out_of_fds(struct qphs_daemon *d, int err)
+ * the reserve descriptor (shared by both threads, under a->mu) to accept
+ * and close it.  Returns whether the caller must stop accepting for a
+ * moment (no reserve, or nothing taken with it). */
+static bool out_of_fds(struct qphs_daemon *d, struct refusal_log *rl, int err)
 {
 	struct acceptor *a = &d->acc;
 	int fd = -1;
+	bool have;
 
+	pthread_mutex_lock(&a->mu);
 	if (a->reserve_fd >= 0) {
 		close(a->reserve_fd);
 		fd = accept4(d->lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -71,9 +73,72 @@ static void out_of_fds(struct qphs_daemon *d, int err)
 		}
 		a->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	}
-	qphs__log_refusal(&a->log, strerror(err));
-	if (fd < 0 || a->reserve_fd < 0)
-		wait_stop(a, LISTEN_PAUSE_MS);
+	have = a->reserve_fd >= 0;
+	pthread_mutex_unlock(&a->mu);
+	qphs__log_refusal(rl, strerror(err));
+	return fd < 0 || !have;
+}
+
+int qphs__accept_one(struct qphs_daemon *d, struct refusal_log *rl, struct accepted *out)
+{
+	for (;;) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		int fd = accept4(d->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd >= 0) {
+			out->fd = fd;
+			memcpy(&out->addr, &ss, sl < sizeof(out->addr) ? sl : sizeof(out->addr));
+			return 1;
+		}
+		if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
+			continue;
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+			return out_of_fds(d, rl, errno) ? -1 : 0;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			qphs__log_refusal(rl, strerror(errno));
+		return 0;
+	}
+}
+
+void qphs__admit(struct qphs_daemon *d, const struct accepted *a)
+{
+	int rc;
+
+	if (d->open >= (uint64_t)d->cfg.max_connections) {
+		atomic_fetch_add(&d->n_refused_cap, 1);
+		close(a->fd);
+		qphs__log_refusal(&d->cap_log, "the cap on open connections is reached");
+		return;
+	}
+	rc = qphs__conn_accept(d, a->fd, &a->addr.sa);
+	if (rc != 0) {
+		close(a->fd);
+		if (rc != QPHS_ERR_LIMIT_SOURCE) /* that one is logged */
+			qphs__log_refusal(&d->cap_log, "out of memory");
+	}
+}
+
+/* Whether the kernel's accept queue is past half full.  When TCP_INFO
+ * cannot say, take the connections. */
+static bool queue_high(int lfd)
+{
+	struct tcp_info ti;
+	socklen_t tl = sizeof(ti);
+
+	/* For a listening socket: tcpi_unacked is the queue's length,
+	 * tcpi_sacked its limit. */
+	if (getsockopt(lfd, IPPROTO_TCP, TCP_INFO, &ti, &tl) != 0 || tl < sizeof(ti))
+		return true;
+	return 2 * (uint64_t)ti.tcpi_unacked > ti.tcpi_sacked;
+}
+
+/* Sleeps ms on the stop eventfd (a stop ends it at once). */
+static void nap(struct acceptor *a, int ms)
+{
+	struct epoll_event ev;
+
+	epoll_wait(a->stop_epfd, &ev, 1, ms);
 }
 
 /* Waits for room in the queue.  Returns false when stop was asked. */
@@ -88,7 +153,7 @@ static bool wait_room(struct acceptor *a)
 
 /* Queues one connection; wakes the loop when the queue was empty (the
  * loop takes the whole queue per wake-up). */
-static void push(struct acceptor *a, int fd, const struct sockaddr_storage *ss, socklen_t sl)
+static void push(struct acceptor *a, const struct accepted *c)
 {
 	static const uint64_t one = 1;
 	bool was_empty;
@@ -96,9 +161,7 @@ static void push(struct acceptor *a, int fd, const struct sockaddr_storage *ss, 
 
 	pthread_mutex_lock(&a->mu);
 	was_empty = a->n == 0;
-	a->q[a->n].fd = fd;
-	memcpy(&a->q[a->n].addr, ss, sl < sizeof(a->q[0].addr) ? sl : sizeof(a->q[0].addr));
-	a->n++;
+	a->q[a->n++] = *c;
 	pthread_mutex_unlock(&a->mu);
 	if (!was_empty)
 		return;
@@ -112,32 +175,39 @@ static void *acceptor_main(void *arg)
 {
 	struct qphs_daemon *d = arg;
 	struct acceptor *a = &d->acc;
-	struct pollfd pf[2] = {{.fd = d->lfd, .events = POLLIN},
-			       {.fd = a->stop_efd, .events = POLLIN}};
+	struct epoll_event ev[2];
+	int low = 0; /* naps in a row with the queue short */
 
 	while (!atomic_load(&a->stop)) {
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
-			break;
-		atomic_fetch_add(&d->n_accept_wakeups, 1);
-		while (wait_room(a)) {
-			struct sockaddr_storage ss;
-			socklen_t sl = sizeof(ss);
-			int fd = accept4(d->lfd, (struct sockaddr *)&ss, &sl,
-					 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int rc = 1, n = epoll_wait(a->epfd, ev, 2, low ? 0 : -1);
 
-			if (fd >= 0) {
-				push(a, fd, &ss, sl);
-				continue;
-			}
-			if (errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
-				continue;
-			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-			    errno == ENOMEM)
-				out_of_fds(d, errno);
-			else if (errno != EAGAIN && errno != EWOULDBLOCK)
-				qphs__log_refusal(&a->log, strerror(errno));
+		if (n < 0 && errno != EINTR)
 			break;
+		if (n == 0) {
+			low = 0; /* the loop took them: sleep until the next one */
+			continue;
 		}
+		atomic_fetch_add(&d->n_accept_wakeups, 1);
+		if (atomic_load(&a->stop))
+			break;
+		if (!queue_high(d->lfd)) {
+			/* The loop will catch up (the listener stays ready in
+			 * its epoll set); look again after the nap. */
+			nap(a, low < 3 ? 1 << low : ACCEPT_NAP_MAX_MS);
+			low++;
+			continue;
+		}
+		low = 0;
+		while (rc == 1 && wait_room(a)) {
+			struct accepted c;
+
+			if ((rc = qphs__accept_one(d, &a->log, &c)) == 1) {
+				atomic_fetch_add(&d->n_accept_took, 1);
+				push(a, &c);
+			}
+		}
+		if (rc < 0)
+			nap(a, OUT_OF_FDS_PAUSE_MS);
 	}
 	return NULL;
 }
@@ -145,7 +215,7 @@ static void *acceptor_main(void *arg)
 int qphs__acceptor_init(struct acceptor *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->efd = a->stop_efd = a->reserve_fd = -1;
+	a->efd = a->epfd = a->stop_epfd = a->stop_efd = a->reserve_fd = -1;
 	if (pthread_mutex_init(&a->mu, NULL) != 0)
 		return QPHS_ERR_MEMORY;
 	if (pthread_cond_init(&a->room, NULL) != 0) {
@@ -161,23 +231,43 @@ void qphs__acceptor_destroy(struct acceptor *a)
 	pthread_mutex_destroy(&a->mu);
 }
 
-int qphs__acceptor_open(struct acceptor *a)
+void qphs__acceptor_rearm(struct acceptor *a, int lfd)
 {
+	struct epoll_event le = {.events = EPOLLIN | EPOLLEXCLUSIVE};
+
+	epoll_ctl(a->epfd, EPOLL_CTL_DEL, lfd, NULL);
+	if (epoll_ctl(a->epfd, EPOLL_CTL_ADD, lfd, &le) != 0)
+		QPHS_ERR("[Handshake] the accept thread's listener: %s", strerror(errno));
+}
+
+int qphs__acceptor_open(struct acceptor *a, int lfd)
+{
+	struct epoll_event le = {.events = EPOLLIN | EPOLLEXCLUSIVE};
+	struct epoll_event se = {.events = EPOLLIN};
+
 	a->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	a->stop_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	a->epfd = epoll_create1(EPOLL_CLOEXEC);
+	a->stop_epfd = epoll_create1(EPOLL_CLOEXEC);
 	a->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC); /* optional */
-	return a->efd < 0 || a->stop_efd < 0 ? -1 : 0;
+	if (a->efd < 0 || a->stop_efd < 0 || a->epfd < 0 || a->stop_epfd < 0)
+		return -1;
+	if (epoll_ctl(a->epfd, EPOLL_CTL_ADD, lfd, &le) != 0 ||
+	    epoll_ctl(a->epfd, EPOLL_CTL_ADD, a->stop_efd, &se) != 0 ||
+	    epoll_ctl(a->stop_epfd, EPOLL_CTL_ADD, a->stop_efd, &se) != 0)
+		return -1;
+	return 0;
 }
 
 void qphs__acceptor_close(struct acceptor *a)
 {
-	if (a->efd >= 0)
-		close(a->efd);
-	if (a->stop_efd >= 0)
-		close(a->stop_efd);
-	if (a->reserve_fd >= 0)
-		close(a->reserve_fd);
-	a->efd = a->stop_efd = a->reserve_fd = -1;
+	int *fds[] = {&a->efd, &a->stop_efd, &a->epfd, &a->stop_epfd, &a->reserve_fd};
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
 }
 
 int qphs__acceptor_start(struct qphs_daemon *d)
@@ -201,7 +291,7 @@ void qphs__acceptor_stop(struct qphs_daemon *d)
 		return;
 	atomic_store(&a->stop, true);
 	if (write(a->stop_efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		QPHS_ERR("[Handshake] waking the acceptor: %s", strerror(errno));
+		QPHS_ERR("[Handshake] waking the accept thread: %s", strerror(errno));
 	pthread_mutex_lock(&a->mu);
 	pthread_cond_broadcast(&a->room);
 	pthread_mutex_unlock(&a->mu);
@@ -220,27 +310,13 @@ void qphs__acceptor_drain(struct qphs_daemon *d)
 	int n;
 
 	if (read(a->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		QPHS_ERR("[Handshake] reading the acceptor's eventfd: %s", strerror(errno));
+		QPHS_ERR("[Handshake] reading the accept thread's eventfd: %s", strerror(errno));
 	pthread_mutex_lock(&a->mu);
 	n = a->n;
 	memcpy(a->taken, a->q, (size_t)n * sizeof(a->q[0]));
 	a->n = 0;
 	pthread_cond_signal(&a->room);
 	pthread_mutex_unlock(&a->mu);
-	for (int i = 0; i < n; i++) {
-		int rc, fd = a->taken[i].fd;
-
-		if (d->open >= (uint64_t)d->cfg.max_connections) {
-			atomic_fetch_add(&d->n_refused_cap, 1);
-			close(fd);
-			qphs__log_refusal(&d->cap_log, "the cap on open connections is reached");
-			continue;
-		}
-		rc = qphs__conn_accept(d, fd, &a->taken[i].addr.sa);
-		if (rc != 0) {
-			close(fd);
-			if (rc != QPHS_ERR_LIMIT_SOURCE) /* that one is logged */
-				qphs__log_refusal(&d->cap_log, "out of memory");
-		}
-	}
+	for (int i = 0; i < n; i++)
+		qphs__admit(d, &a->taken[i]);
 }

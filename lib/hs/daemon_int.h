@@ -116,9 +116,9 @@ struct refusal_log {
 	uint64_t skipped;
 };
 
-/* The acceptor (daemon_accept.c): a thread that takes connections off the
- * listener and queues them for the loop.  q and n are under mu; taken is
- * the loop's; the descriptors are the acceptor thread's. */
+/* The accept thread (daemon_accept.c), which stands in for a busy loop:
+ * it takes connections off the listener and queues them for the loop.  q,
+ * n and reserve_fd are under mu; taken is the loop's. */
 #define ACCEPT_QUEUE 128
 struct accepted {
 	int fd;
@@ -138,9 +138,11 @@ struct acceptor {
 	bool running;
 	pthread_t thread;
 	int efd;                   /* wakes the loop: q is no longer empty */
-	int stop_efd;              /* wakes the acceptor: stop */
-	int reserve_fd;            /* spare descriptor for EMFILE */
-	struct refusal_log log;    /* the acceptor's refusal lines */
+	int epfd;                  /* the listener (EPOLLEXCLUSIVE) and stop_efd */
+	int stop_epfd;             /* stop_efd alone: the thread's naps */
+	int stop_efd;              /* wakes the thread: stop */
+	int reserve_fd;            /* spare descriptor for EMFILE, both threads' */
+	struct refusal_log log;    /* the thread's refusal lines */
 };
 
 /* The parse worker (daemon_parse.c): bodies above INLINE_PARSE_MAX bytes
@@ -173,8 +175,9 @@ struct qphs_daemon {
 	struct door *door;
 	struct handler handlers[4];
 	struct qphs_fault fault;
-	int lfd;                   /* listener: the acceptor's once started */
+	int lfd;                   /* listener */
 	int epfd;
+	int64_t listen_paused_until; /* 0 = listening */
 	bool started;
 	bool stopped;
 	atomic_bool stopping;
@@ -192,7 +195,7 @@ struct qphs_daemon {
 	/* Counters: written by the loop thread, read by any thread. */
 	atomic_uint_fast64_t n_accepted, n_replied, n_timed_out, n_refused_cap,
 		n_refused_nofd, n_rejected_body, n_open, n_wakeups, n_refused_source,
-		n_refused_budget, n_trims, n_accept_wakeups;
+		n_refused_budget, n_trims, n_accept_wakeups, n_accept_took;
 	atomic_uint_fast64_t n_rejected_frame[8];
 	/* The last refusal (qphs_daemon_last_refusal): written by the loop
 	 * thread, read by any, both under door->mu. */
@@ -233,20 +236,29 @@ void qphs__trim_note(struct qphs_daemon *d, size_t bytes);
 /* Runs a due trim; the next deadline (INT64_MAX: none). */
 int64_t qphs__trim_run(struct qphs_daemon *d, int64_t now);
 
-/* daemon_accept.c: the acceptor. */
+/* daemon_accept.c: accepting, by the loop and by the accept thread. */
+/* One connection off the listener: 1 (*out filled), 0 when there is none
+ * now, -1 when out of descriptors with no reserve left (stop accepting
+ * for a moment).  Either thread; rl is the caller's. */
+int qphs__accept_one(struct qphs_daemon *d, struct refusal_log *rl, struct accepted *out);
+/* Makes an accepted connection the loop's, or refuses it (the connection
+ * cap, a source's limit, memory).  Loop thread. */
+void qphs__admit(struct qphs_daemon *d, const struct accepted *a);
 /* Mutex and condition; 0 or QPHS_ERR_MEMORY. */
 int qphs__acceptor_init(struct acceptor *a);
 void qphs__acceptor_destroy(struct acceptor *a);
-/* Its eventfds and reserve descriptor (-1 when the eventfds could not be
- * had, errno set); qphs__acceptor_close closes whatever is open. */
-int qphs__acceptor_open(struct acceptor *a);
+/* Its descriptors, and lfd in its epoll set: after the loop's, so that the
+ * kernel wakes the loop first (-1 when something could not be had, errno
+ * set); qphs__acceptor_close closes whatever is open.  rearm puts lfd back
+ * behind the loop's registration after the loop re-added its own. */
+int qphs__acceptor_open(struct acceptor *a, int lfd);
 void qphs__acceptor_close(struct acceptor *a);
+void qphs__acceptor_rearm(struct acceptor *a, int lfd);
 /* Starts the thread (the errno pthread_create gave) and stops it: joins
  * it, then closes the connections the loop never took. */
 int qphs__acceptor_start(struct qphs_daemon *d);
 void qphs__acceptor_stop(struct qphs_daemon *d);
-/* Loop thread: takes the queued connections and makes them the loop's
- * (or refuses them: the connection cap, a source's limit, memory). */
+/* Loop thread: takes the queued connections and admits each. */
 void qphs__acceptor_drain(struct qphs_daemon *d);
 /* A refusal line, at most one a second per rl.  Any thread; rl is that
  * thread's own. */

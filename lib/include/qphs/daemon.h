@@ -2,10 +2,10 @@
  * qphs/daemon.h — the passive side of the handshake: a listener and an
  * epoll event loop on one thread of its own.
  *
- * Threads.  The daemon owns one loop thread, an accept thread that only
- * takes connections off the listener and queues them for the loop (so the
- * kernel's accept queue keeps draining while the loop is busy), and a
- * parse thread for large bodies.  Handlers run on the loop thread and must
+ * Threads.  The daemon owns one loop thread, an accept thread that takes
+ * connections off the listener for the loop only while the loop is busy
+ * and the kernel's accept queue half full (so the queue keeps draining
+ * during a burst), and a parse thread for large bodies.  Handlers run on the loop thread and must
  * not block: a handler either answers at once (qphs_request_reply) or keeps
  * the request and answers later from any thread — qphs_request_reply and
  * qphs_request_close are the only calls that may be made from other threads
@@ -174,8 +174,11 @@ struct qphs_daemon_stats {
 				    * the system (malloc_trim) */
 	char limited_source[72];   /* the address (no port) of the last source
 				    * a limit refused; "" when none */
-	uint64_t accept_wakeups;   /* times the accept thread's poll returned:
-				    * an acceptor that spins shows here */
+	uint64_t accept_wakeups;   /* times the accept thread woke for the
+				    * listener (the loop was not waiting):
+				    * an accept thread that spins shows here */
+	uint64_t accept_thread_took; /* connections the accept thread took
+				    * for a busy loop (in accepted too) */
 };
 
 /* The daemon's last refusal: the last request it refused before
