@@ -13,9 +13,13 @@
  * the kernel wakes the loop when it waits in epoll_wait and the accept
  * thread only when the loop does not.  Woken, the accept thread reads the
  * queue's length (TCP_INFO of a listening socket) and takes connections
- * only past half the backlog; below that it naps (1 ms, doubling up to
- * ACCEPT_NAP_MAX_MS while the queue stays short) and looks again, going
- * back to sleep once the loop has taken the connections.  What it takes
+ * only past half the backlog; below that it naps and looks again, going
+ * back to sleep once the loop has taken the connections.  The naps double
+ * from ACCEPT_NAP_MIN_MS to ACCEPT_NAP_MAX_MS and stay long until the
+ * listener has been quiet for ACCEPT_QUIET_MS, so while the loop is merely
+ * busy the thread wakes at most once in ACCEPT_NAP_MAX_MS.  Once it has
+ * found the queue half full it takes every connection, with no nap and no
+ * look at the queue, until ACCEPT_QUIET_MS pass without one.  What it takes
  * it queues for the loop (at most ACCEPT_QUEUE; then it waits and the
  * kernel holds the rest), and the loop makes them its own as it does its
  * own accepts (admit). */
@@ -34,7 +38,9 @@
 #include "net.h"
 #include "qphs/error.h"
 
-#define ACCEPT_NAP_MAX_MS 8     /* the accept thread's longest look-again nap */
+#define ACCEPT_NAP_MIN_MS 1     /* the accept thread's look-again naps */
+#define ACCEPT_NAP_MAX_MS 4
+#define ACCEPT_QUIET_MS 100     /* a burst ends this long after the last take */
 #define OUT_OF_FDS_PAUSE_MS 100 /* back-off when no descriptor is left */
 
 /* Logs a refusal at most once a second.  The loop and the accept thread
@@ -176,28 +182,39 @@ static void *acceptor_main(void *arg)
 	struct qphs_daemon *d = arg;
 	struct acceptor *a = &d->acc;
 	struct epoll_event ev[2];
-	int low = 0; /* naps in a row with the queue short */
+	bool look = false; /* after a nap: look without waiting */
+	int nap_ms = ACCEPT_NAP_MIN_MS;
+	int64_t burst_until = 0; /* taking everything until then */
 
 	while (!atomic_load(&a->stop)) {
-		int rc = 1, n = epoll_wait(a->epfd, ev, 2, low ? 0 : -1);
+		int64_t t0 = qphs__now_ms();
+		int rc = 1, n = epoll_wait(a->epfd, ev, 2, look ? 0 : -1);
 
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n == 0) {
-			low = 0; /* the loop took them: sleep until the next one */
+			look = false; /* the loop took them: wait for the next */
 			continue;
 		}
+		/* Naps stay long through a burst; after a quiet spell the
+		 * first is short again. */
+		if (!look && qphs__now_ms() - t0 >= ACCEPT_QUIET_MS)
+			nap_ms = ACCEPT_NAP_MIN_MS;
 		atomic_fetch_add(&d->n_accept_wakeups, 1);
 		if (atomic_load(&a->stop))
 			break;
-		if (!queue_high(d->lfd)) {
+		if (qphs__now_ms() >= burst_until && !queue_high(d->lfd)) {
 			/* The loop will catch up (the listener stays ready in
 			 * its epoll set); look again after the nap. */
-			nap(a, low < 3 ? 1 << low : ACCEPT_NAP_MAX_MS);
-			low++;
+			nap(a, nap_ms);
+			nap_ms = nap_ms * 2 > ACCEPT_NAP_MAX_MS ? ACCEPT_NAP_MAX_MS : nap_ms * 2;
+			look = true;
 			continue;
 		}
-		low = 0;
+		look = false;
+		/* A burst: the loop is behind.  Take every connection until
+		 * the listener has been quiet for a while. */
+		burst_until = qphs__now_ms() + ACCEPT_QUIET_MS;
 		while (rc == 1 && wait_room(a)) {
 			struct accepted c;
 
