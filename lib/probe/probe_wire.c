@@ -5,8 +5,22 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "probe_int.h"
+
+/* rxe posts an error completion first and moves the QP to ERR just after
+ * (rxe_comp.c, rxe_completer, COMPST_ERROR: do_complete, then
+ * rxe_qp_error), so a state read at once can still say RTS.  The row
+ * records the state the completion leaves: read once the QP has left RTS,
+ * or after 200 ms if it never does. */
+static void settle(struct qphs__side *s, struct qphs__qp *qp)
+{
+	const struct timespec ms = {0, 1000000};
+
+	for (int i = 0; i < 200 && qphs__pqp_state(s, qp) == IBV_QPS_RTS; i++)
+		nanosleep(&ms, NULL);
+}
 
 /* Connect to QPHS_PROBE_UNKNOWN_QPN, post a WRITE, wait for its completion.
  * RTR is local, so it succeeds; what the requester then sees is the
@@ -34,6 +48,8 @@ static size_t unknown_qpn(struct qphs__probe_env *e, struct qphs_probe_row *r, c
 			 QPHS_PROBE_UNKNOWN_QPN, e->o->qp_timeout,
 			 4.096e-3 * (double)(1u << (e->o->qp_timeout & 31)), retry_cnt,
 			 rc ? " (post failed)" : "");
+		if (!rc && strcmp(r->completion, "IBV_WC_SUCCESS") && strncmp(r->completion, "none", 4))
+			settle(&e->loc, &qp);
 		qphs__prow_result(&e->loc, &qp, r, rc);
 	}
 	qphs__pqp_destroy(&e->loc, &qp);
