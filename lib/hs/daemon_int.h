@@ -1,7 +1,9 @@
 /* daemon_int.h — the daemon's internal structures, shared by daemon.c (the
  * loop, listener and timers), daemon_conn.c (one connection's life),
- * daemon_req.c (the request API, the only door from other threads) and
- * fault.c.  Everything here belongs to the loop thread except struct door. */
+ * daemon_req.c (the request API, the only door from other threads),
+ * fault.c and daemon_accept.c (the loop's accepts and the accept thread).
+ * Everything here belongs to the loop thread except struct door and
+ * struct acceptor's shared part. */
 #ifndef QPHS__DAEMON_INT_H
 #define QPHS__DAEMON_INT_H
 
@@ -192,7 +194,8 @@ struct qphs_daemon {
 	char addr[96];
 	uint16_t port;
 	char errstr[256];
-	/* Counters: written by the loop thread, read by any thread. */
+	/* Counters: written by the loop thread (n_accept_wakeups, n_accept_took
+	 * and n_refused_nofd by the accept thread too), read by any thread. */
 	atomic_uint_fast64_t n_accepted, n_replied, n_timed_out, n_refused_cap,
 		n_refused_nofd, n_rejected_body, n_open, n_wakeups, n_refused_source,
 		n_refused_budget, n_trims, n_accept_wakeups, n_accept_took;
