@@ -279,13 +279,16 @@ static int exchange(int fd, const struct qphs_config *cfg, int type, const char 
 	rc = read_frame(fd, dec, deadline, cfg->reply_timeout_ms, &f, res);
 	if (rc == 0) {
 		res->reply_type = f.type;
-		res->reply = malloc(f.json_len + 1);
-		if (!res->reply) {
+		/* A caller that takes the parsed reply (desc_out) has no use
+		 * for its text: the copy is made for the public call only. */
+		if (!desc_out && !(res->reply = malloc(f.json_len + 1))) {
 			rc = fail(res, QPHS_ERR_MEMORY, "out of memory");
 		} else {
-			memcpy(res->reply, f.json, f.json_len);
-			res->reply[f.json_len] = '\0';
-			res->reply_len = f.json_len;
+			if (!desc_out) {
+				memcpy(res->reply, f.json, f.json_len);
+				res->reply[f.json_len] = '\0';
+				res->reply_len = f.json_len;
+			}
 			rc = check_reply(type, &f, res, desc_out);
 		}
 	}
@@ -293,9 +296,9 @@ static int exchange(int fd, const struct qphs_config *cfg, int type, const char 
 	return rc;
 }
 
-static int request(const struct qphs_config *cfg, const char *server, int type,
-		   const char *json, size_t json_len, struct qphs_client_result *res,
-		   struct qphs_hs_desc *desc_out)
+int qphs__client_request_desc(const struct qphs_config *cfg, const char *server, int type,
+			      const char *json, size_t json_len, struct qphs_client_result *res,
+			      struct qphs_hs_desc *desc_out)
 {
 	struct qphs_config defaults;
 	int64_t start = qphs__now_ms();
@@ -324,12 +327,5 @@ static int request(const struct qphs_config *cfg, const char *server, int type,
 int qphs_client_request(const struct qphs_config *cfg, const char *server, int type,
 			const char *json, size_t json_len, struct qphs_client_result *res)
 {
-	return request(cfg, server, type, json, json_len, res, NULL);
-}
-
-int qphs__client_request_desc(const struct qphs_config *cfg, const char *server, int type,
-			      const char *json, size_t json_len, struct qphs_client_result *res,
-			      struct qphs_hs_desc *reply)
-{
-	return request(cfg, server, type, json, json_len, res, reply);
+	return qphs__client_request_desc(cfg, server, type, json, json_len, res, NULL);
 }

@@ -12,8 +12,8 @@
 /* qphs_client_request for a Connection (or old-protocol) request that
  * also hands over the reply as the client read it to check it: when it
  * returns 0 or QPHS_ERR_REJECT_HANDSHAKE, *reply holds the parsed reply
- * (the caller clears it); otherwise *reply is untouched.  The setup layer
- * so reads each reply once. */
+ * (the caller clears it); otherwise *reply is untouched.  res->reply
+ * stays NULL: the setup layer reads each reply once, parsed. */
 int qphs__client_request_desc(const struct qphs_config *cfg, const char *server, int type,
 			      const char *json, size_t json_len, struct qphs_client_result *res,
 			      struct qphs_hs_desc *reply);

@@ -70,7 +70,7 @@ static int send_ready_ack(struct qphs_endpoint *ep, const char *server,
 
 	local->has_ready_ack = true;
 	local->ready_ack = true;
-	rc = qphs__hs_send_timed(ep->ctx, server, local, &reply, txt, sizeof(txt), &tcp);
+	rc = qphs__hs_send(ep->ctx->cfg, server, local, &reply, txt, sizeof(txt), &tcp);
 	if (rc == 0 || rc == QPHS_ERR_REJECT_HANDSHAKE)
 		qphs_hs_desc_clear(&reply);
 	pthread_mutex_lock(&ep->lock);
@@ -273,7 +273,7 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 		pthread_mutex_lock(&ep->lock);
 		qphs__ep_timings_clear(ep);
 		pthread_mutex_unlock(&ep->lock);
-		rc = qphs__hs_send_timed(ep->ctx, server, &local, &reply, txt, sizeof(txt), &tcp);
+		rc = qphs__hs_send(ep->ctx->cfg, server, &local, &reply, txt, sizeof(txt), &tcp);
 		double rpc = qphs__mono_ms() - t0;
 
 		reply_delay_hook(ep->ctx);

@@ -96,15 +96,7 @@ int qphs__hs_send(const struct qphs_config *cfg, const char *server,
 	snprintf(errtxt, errlen, "%s", res.errstr);
 	if (connect_ms)
 		*connect_ms = res.connect_ms;
-	free(res.reply);
 	return rc;
-}
-
-int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
-			const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
-			size_t errlen, double *connect_ms)
-{
-	return qphs__hs_send(ctx->cfg, server, d, reply, errtxt, errlen, connect_ms);
 }
 
 /* The buffer name of our check region in our segment descriptor: a

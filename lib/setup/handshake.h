@@ -16,10 +16,6 @@ int qphs__local_path_mtu(struct qphs_context *ctx);
 int qphs__hs_send(const struct qphs_config *cfg, const char *server,
 		  const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
 		  size_t errlen, double *connect_ms);
-/* The same with ctx's config. */
-int qphs__hs_send_timed(struct qphs_context *ctx, const char *server,
-			const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
-			size_t errlen, double *connect_ms);
 /* Our segment descriptor (*s initialised here; the caller clears it);
  * crc_len > 0 adds the check region's CRC-32 over that many bytes when
  * the checksum extension is on. */
