@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -142,9 +143,9 @@ static bool queue_high(int lfd)
 /* Sleeps ms on the stop eventfd (a stop ends it at once). */
 static void nap(struct acceptor *a, int ms)
 {
-	struct epoll_event ev;
+	struct pollfd p = {.fd = a->stop_efd, .events = POLLIN};
 
-	epoll_wait(a->stop_epfd, &ev, 1, ms);
+	poll(&p, 1, ms);
 }
 
 /* Waits for room in the queue.  Returns false when stop was asked. */
@@ -232,7 +233,7 @@ static void *acceptor_main(void *arg)
 int qphs__acceptor_init(struct acceptor *a)
 {
 	memset(a, 0, sizeof(*a));
-	a->efd = a->epfd = a->stop_epfd = a->stop_efd = a->reserve_fd = -1;
+	a->efd = a->epfd = a->stop_efd = a->reserve_fd = -1;
 	if (pthread_mutex_init(&a->mu, NULL) != 0)
 		return QPHS_ERR_MEMORY;
 	if (pthread_cond_init(&a->room, NULL) != 0) {
@@ -265,20 +266,18 @@ int qphs__acceptor_open(struct acceptor *a, int lfd)
 	a->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	a->stop_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	a->epfd = epoll_create1(EPOLL_CLOEXEC);
-	a->stop_epfd = epoll_create1(EPOLL_CLOEXEC);
 	a->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC); /* optional */
-	if (a->efd < 0 || a->stop_efd < 0 || a->epfd < 0 || a->stop_epfd < 0)
+	if (a->efd < 0 || a->stop_efd < 0 || a->epfd < 0)
 		return -1;
 	if (epoll_ctl(a->epfd, EPOLL_CTL_ADD, lfd, &le) != 0 ||
-	    epoll_ctl(a->epfd, EPOLL_CTL_ADD, a->stop_efd, &se) != 0 ||
-	    epoll_ctl(a->stop_epfd, EPOLL_CTL_ADD, a->stop_efd, &se) != 0)
+	    epoll_ctl(a->epfd, EPOLL_CTL_ADD, a->stop_efd, &se) != 0)
 		return -1;
 	return 0;
 }
 
 void qphs__acceptor_close(struct acceptor *a)
 {
-	int *fds[] = {&a->efd, &a->stop_efd, &a->epfd, &a->stop_epfd, &a->reserve_fd};
+	int *fds[] = {&a->efd, &a->stop_efd, &a->epfd, &a->reserve_fd};
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)

@@ -141,7 +141,6 @@ struct acceptor {
 	pthread_t thread;
 	int efd;                   /* wakes the loop: q is no longer empty */
 	int epfd;                  /* the listener (EPOLLEXCLUSIVE) and stop_efd */
-	int stop_epfd;             /* stop_efd alone: the thread's naps */
 	int stop_efd;              /* wakes the thread: stop */
 	int reserve_fd;            /* spare descriptor for EMFILE, both threads' */
 	struct refusal_log log;    /* the thread's refusal lines */
