@@ -164,7 +164,10 @@ int qphs__qp_take(struct qphs_context *ctx, struct qphs__qp *qps, int n, int *fa
 			qps[hits++] = ctx->pool[--ctx->pool_n];
 		ctx->pool_hits += (uint64_t)hits;
 		ctx->pool_misses += (uint64_t)(n - hits);
-		pthread_cond_broadcast(&ctx->pool_cond); /* the filler may refill */
+		/* The filler starts below half (filler_main); above it, waking
+		 * it would cost every connect a thread wake-up for nothing. */
+		if (!ctx->pool_filling && 2 * ctx->pool_n < ctx->cfg->qp_pool_size)
+			pthread_cond_broadcast(&ctx->pool_cond);
 		pthread_mutex_unlock(&ctx->pool_lock);
 	}
 	for (int i = hits; i < n; i++)
