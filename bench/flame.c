@@ -10,12 +10,16 @@
  *   flame top N < FOLDED             the N costliest functions, by samples
  *                                    on CPU in them (self) and under them
  *                                    (total)
- *   flame split OWN < FOLDED         the samples by whose code was on CPU
+ *   flame split OWN [N] < FOLDED     the samples by whose code was on CPU
  *                                    (the kernel, our own functions: the
  *                                    names listed in file OWN, json-c, other
  *                                    user code) and by what the thread was
  *                                    doing (the outermost frame that names
- *                                    a kind of work: QP creation, TCP, ...)
+ *                                    a kind of work: QP creation, TCP, ...);
+ *                                    with N, each kind also as CPU ms per
+ *                                    connection (samples / N: one sample is
+ *                                    1 ms with perf record -c 1000000 on
+ *                                    cpu-clock)
  *
  * Samples are counted, not weighted: record with a fixed period (perf
  * record -c), so every sample stands for the same CPU time.  Kernel
@@ -443,6 +447,13 @@ static const struct kind {
 	{"QP destroy", {"ib_uverbs_handler_UVERBS_METHOD_QP_DESTROY", "rxe_destroy_qp"}},
 	{"mmap/munmap (the provider maps rxe's queues)", {"ksys_mmap_pgoff", "__vm_munmap"}},
 	{"other verbs calls", {"ib_uverbs_ioctl", "ib_uverbs_write"}},
+	/* rdma_cm's calls (rdma-core's cmtime, the yardstick): its write()s
+	 * on /dev/infiniband/rdma_cm; the teardown ones apart. */
+	{"rdma_cm: disconnect, destroy id", {"ucma_disconnect", "ucma_destroy_id"}},
+	{"rdma_cm: other calls (resolve, connect, accept, events)", {"ucma_write"}},
+	{"rdma_cm: CM and MAD work (workqueues)", {"cm_work_handler", "cma_work_handler",
+						   "ib_mad_completion_handler", "ib_mad_send_done",
+						   "timeout_sends", "ib_mad_recv_done"}},
 	{"TCP: connect", {"__sys_connect"}},
 	{"TCP: accept", {"__sys_accept4"}},
 	{"TCP: send", {"__sys_sendto", "__sys_sendmsg"}},
@@ -542,7 +553,7 @@ static int whose(const char *leaf)
 	return W_USER;
 }
 
-static int split(const char *own_path)
+static int split(const char *own_path, long per)
 {
 	unsigned long by_whose[W_COUNT] = {0}, by_kind[NKINDS + 2] = {0}, all = 0;
 	static char *frames[MAX_DEPTH];
@@ -576,12 +587,19 @@ static int split(const char *own_path)
 	for (int w = 0; w < W_COUNT; w++)
 		printf("whose %6.2f%%  %s\n", 100.0 * (double)by_whose[w] / (double)all, whose_name[w]);
 	printf("# what the thread was doing (the first kind, in this order, on its stack)\n");
-	for (size_t k = 0; k < NKINDS + 2; k++)
-		if (by_kind[k])
-			printf("what  %6.2f%%  %s\n", 100.0 * (double)by_kind[k] / (double)all,
-			       k < NKINDS	    ? kinds[k].name
-			       : k == NKINDS ? "user code, no kernel frame"
-					     : "other kernel work (interrupts, scheduling, ...)");
+	for (size_t k = 0; k < NKINDS + 2; k++) {
+		const char *name = k < NKINDS	 ? kinds[k].name
+				   : k == NKINDS ? "user code, no kernel frame"
+						 : "other kernel work (interrupts, scheduling, ...)";
+		if (!by_kind[k])
+			continue;
+		if (per > 0)
+			printf("what  %6.2f%%  %7.3f ms/conn  %s\n",
+			       100.0 * (double)by_kind[k] / (double)all,
+			       (double)by_kind[k] / (double)per, name);
+		else
+			printf("what  %6.2f%%  %s\n", 100.0 * (double)by_kind[k] / (double)all, name);
+	}
 	return 0;
 }
 
@@ -594,7 +612,9 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "top") && atoi(argv[2]) > 0)
 		return top(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "split"))
-		return split(argv[2]);
-	fprintf(stderr, "usage: flame fold | flame svg TITLE | flame top N | flame split OWN\n");
+		return split(argv[2], 0);
+	if (argc == 4 && !strcmp(argv[1], "split") && atol(argv[3]) > 0)
+		return split(argv[2], atol(argv[3]));
+	fprintf(stderr, "usage: flame fold | flame svg TITLE | flame top N | flame split OWN [N]\n");
 	return 2;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rdma-vm.sh BUILD [--quick] [--profile PROFBUILD] [N...] -- inside the lab VM: the two shared-mode hosts of
+# rdma-vm.sh BUILD [--quick] [--profile PROFBUILD [--profiles LIST]] [N...] -- inside the lab VM: the two shared-mode hosts of
 # netns/topo, our setup figures (bench/rdma_setup.c), then
 # rdma-core's cmtime (rdma_cm) on the same devices in the same boot, and
 # our per-connection time as a ratio to rdma_cm's.  Every step is bounded
@@ -26,6 +26,8 @@ quick=() # --quick: no QP-count probe, no per-transition figures
 if [ "${1:-}" = --quick ]; then quick=(--quick); shift; fi
 prof= # --profile PROFBUILD: a frame-pointer build to profile a cold burst with
 if [ "${1:-}" = --profile ]; then prof=${2:?--profile needs a build directory}; shift 2; fi
+profiles="cold:64 cmshape:256 warm:256 cmtime:64 cmtime:256" # --profiles LIST: which (below)
+if [ "${1:-}" = --profiles ]; then profiles=${2:?--profiles needs a list}; shift 2; fi
 [ $# -gt 0 ] || set -- 64 256
 cd "$(dirname "$0")/.."
 topo=netns/topo
@@ -34,7 +36,8 @@ json=$($topo up --name rdmab --hosts a,b --mode shared)
 name=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["name"])' <<<"$json")
 srv=
 stop_server() { [ -z "$srv" ] || { kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null || true; srv=; }; }
-trap 'stop_server; $topo down --name "$name"' EXIT
+data= # a profile's perf.data while it is written (below)
+trap 'stop_server; [ -z "$data" ] || rm -f "$data"; $topo down --name "$name"' EXIT
 # The hosts' devices, addresses and netdevs, as the rdma suite names them.
 eval "$(python3 -c '
 import json, sys
@@ -137,31 +140,58 @@ echo "# target (ours not slower than rdma_cm per connection): met in $met of $((
 echo "# guest load at the end: $(load)"
 [ -n "$prof" ] || exit 0
 
-# The profile (make bench PROFILE=1): a cold 64-concurrent burst again, from
-# the frame-pointer build, the whole guest sampled (both sides' threads,
-# rxe's softirqs and kworkers, kernel and user) on the cpu-clock event every
-# ms of CPU (TCG has no PMU), only while the burst runs (rdma_setup opens
-# and closes the window through QPLAB_BENCH_PERF_CTL).  Stacks are folded
-# and drawn by bench/flame; the figures of this run are not the bench's.
-ctl=$(mktemp -u /run/qplab-perf-ctl.XXXXXX)
-ack=$(mktemp -u /run/qplab-perf-ack.XXXXXX)
-mkfifo -m 600 "$ctl" "$ack"
+# The profiles (make bench PROFILE=1), from the frame-pointer build: the
+# whole guest sampled (both sides' threads, rxe's softirqs and kworkers,
+# kernel and user) on the cpu-clock event every ms of CPU (TCG has no
+# PMU).  --profiles lists them, CONFIG:N each: a burst of ours
+# (cold, warm, cmshape), sampled only while it runs (rdma_setup opens and
+# closes the window through QPLAB_BENCH_PERF_CTL), or cmtime:N, rdma_cm's
+# burst, sampled for cmtime's whole client run (its teardown is split out
+# by kind).  Stacks are folded and drawn by bench/flame, and split by whose
+# code and what work, with the CPU ms per connection of each kind; the
+# figures of these runs are not the bench's.
 # The samples go to the guest's own /run: perf's writes to the build
 # directory, the host's over 9p, fail ("failed to write perf data, error:
 # Bad address", linux-perf 6.1 on a 7.2 guest).
-data=$(mktemp /run/qplab-perf-data.XXXXXX)
-echo "# profile: cold 64-concurrent burst in the guest (perf record -a -g -e cpu-clock)"
-QPLAB_BENCH_PERF_CTL=$ctl QPLAB_BENCH_PERF_ACK=$ack QPLAB_BENCH_CONFIGS=cold QPLAB_BENCH_MODES=concurrent \
-	timeout 900 perf record -a -g -e cpu-clock -c 1000000 -D -1 --control "fifo:$ctl,$ack" \
-	-o "$data" -- "$prof/bench/rdma_setup" --quick 64 >"$build/bench/profile-guest-run.txt" 2>&1 ||
-	echo "# profile: perf record failed: $(tail -3 "$build/bench/profile-guest-run.txt")"
-rm -f "$ctl" "$ack"
-timeout 600 perf script -i "$data" -F comm,ip,sym,dso 2>/dev/null | "$build/bench/flame" fold >"$build/bench/profile-guest.folded"
-rm -f "$data"
-"$build/bench/flame" svg "cold 64-concurrent burst, guest $(uname -r), cpu-clock" \
-	<"$build/bench/profile-guest.folded" >"$build/bench/profile-guest.svg"
-echo "# profile: $build/bench/profile-guest.svg; the costliest functions:"
-"$build/bench/flame" top 20 <"$build/bench/profile-guest.folded"
-# Whose code and what work: libqphs's own functions are its archive's.
 nm --defined-only "$prof/libqphs.a" 2>/dev/null | awk '$2 ~ /^[tT]$/ {print $3}' | sort -u >"$build/bench/profile-own.txt"
-"$build/bench/flame" split "$build/bench/profile-own.txt" <"$build/bench/profile-guest.folded"
+profile_one() { # CONFIG N
+	local cfg=$1 n=$2 tag=$1-$2 ctl ack what
+	data=$(mktemp /run/qplab-perf-data.XXXXXX)
+	if [ "$cfg" = cmtime ]; then
+		what="rdma_cm (cmtime -c $n) burst, its whole client run"
+		timeout 3000 cmtime -b "$B" -c 1000000 >/dev/null 2>&1 &
+		srv=$!
+		for _ in $(seq 100); do rdma res show cm_id 2>/dev/null | grep -q LISTEN && break; sleep 0.1; done
+		echo "# profile: $what (perf record -a -g -e cpu-clock)"
+		timeout 900 perf record -a -g -e cpu-clock -c 1000000 -o "$data" -- \
+			timeout 300 cmtime -s "$B" -b "$A" -c "$n" >"$build/bench/profile-guest-$tag-run.txt" 2>&1 ||
+			echo "# profile: perf record failed: $(tail -3 "$build/bench/profile-guest-$tag-run.txt")"
+		stop_server
+	else
+		what="$cfg $n-concurrent burst of ours"
+		ctl=$(mktemp -u /run/qplab-perf-ctl.XXXXXX)
+		ack=$(mktemp -u /run/qplab-perf-ack.XXXXXX)
+		mkfifo -m 600 "$ctl" "$ack"
+		echo "# profile: $what (perf record -a -g -e cpu-clock)"
+		QPLAB_BENCH_PERF_CTL=$ctl QPLAB_BENCH_PERF_ACK=$ack QPLAB_BENCH_CONFIGS=$cfg QPLAB_BENCH_MODES=concurrent \
+			timeout 900 perf record -a -g -e cpu-clock -c 1000000 -D -1 --control "fifo:$ctl,$ack" \
+			-o "$data" -- "$prof/bench/rdma_setup" --quick "$n" >"$build/bench/profile-guest-$tag-run.txt" 2>&1 ||
+			echo "# profile: perf record failed: $(tail -3 "$build/bench/profile-guest-$tag-run.txt")"
+		rm -f "$ctl" "$ack"
+	fi
+	timeout 600 perf script -i "$data" -F comm,ip,sym,dso 2>/dev/null | "$build/bench/flame" fold >"$build/bench/profile-guest-$tag.folded"
+	rm -f "$data"
+	data=
+	"$build/bench/flame" svg "$what, guest $(uname -r), cpu-clock" \
+		<"$build/bench/profile-guest-$tag.folded" >"$build/bench/profile-guest-$tag.svg"
+	echo "# profile: $build/bench/profile-guest-$tag.svg; the costliest functions:"
+	"$build/bench/flame" top 20 <"$build/bench/profile-guest-$tag.folded"
+	# Whose code and what work: libqphs's own functions are its archive's.
+	"$build/bench/flame" split "$build/bench/profile-own.txt" "$n" <"$build/bench/profile-guest-$tag.folded"
+}
+for p in $profiles; do
+	case $p in
+	cold:[0-9]* | warm:[0-9]* | cmshape:[0-9]* | cmtime:[0-9]*) profile_one "${p%%:*}" "${p#*:}" ;;
+	*) echo "# profile: --profiles: '$p' is not CONFIG:N (cold, warm, cmshape or cmtime)" ;;
+	esac
+done

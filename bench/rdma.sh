@@ -5,7 +5,9 @@
 # after: under TCG the figures scale with it.  QPLAB_BENCH_ENDPOINTS (the
 # N of the N-endpoint figures, "64 256"), QPLAB_BENCH_QUICK=1 (skip the
 # QP-count probe and the per-transition figures), QPLAB_BENCH_PROFILE=DIR
-# (a frame-pointer build: profile a cold 64-concurrent burst with it).
+# (a frame-pointer build: profile bursts of ours and of rdma_cm with it),
+# QPLAB_BENCH_PROFILES (which ones: "cold:64 cmshape:256 warm:256
+# cmtime:64 cmtime:256", the default).
 # Then the fan-in phase (bench/fanin-vm.sh) in a second boot, on a 7.x
 # kernel (netns mode: a namespace and an rxe device per host):
 # QPLAB_BENCH_FANIN, the fan-in sizes ("64 256"; "none" skips it).
@@ -22,7 +24,9 @@ rc=0
 # shellcheck disable=SC2086 # QPLAB_BENCH_ENDPOINTS is a list of counts
 QPLAB_TIME_MULTIPLIER=${QPLAB_TIME_MULTIPLIER:-4} timeout 3000 "$vm" --timeout 2900 -- \
 	bench/rdma-vm.sh "$build" ${QPLAB_BENCH_QUICK:+--quick} \
-	${QPLAB_BENCH_PROFILE:+--profile "$QPLAB_BENCH_PROFILE"} ${QPLAB_BENCH_ENDPOINTS:-64 256} || rc=$?
+	${QPLAB_BENCH_PROFILE:+--profile "$QPLAB_BENCH_PROFILE"} \
+	${QPLAB_BENCH_PROFILE:+${QPLAB_BENCH_PROFILES:+--profiles "$QPLAB_BENCH_PROFILES"}} \
+	${QPLAB_BENCH_ENDPOINTS:-64 256} || rc=$?
 fanin=${QPLAB_BENCH_FANIN:-64 256}
 if [ "$fanin" != none ]; then
 	echo "# bench/fanin-vm.sh (in the lab VM, kernel 7.x, netns mode: 7 client hosts to 1 target; host load: $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: runs every benchmark binary, each bounded in time.
 # QPLAB_BENCH_PROFILE=DIR (make bench PROFILE=1): DIR is a frame-pointer
-# build; hs serve is profiled under load and a cold burst in the VM.
+# build; hs serve is profiled under load, and bursts of ours and of
+# rdma_cm in the VM (QPLAB_BENCH_PROFILES, bench/rdma.sh).
 set -eu -o pipefail
 
 build=${1:-build}
