@@ -16,9 +16,12 @@
  *
  * Targets (README, bench): hs serve at least 0.9x the ceiling's
  * handshakes/s and at most 1.3x its CPU per handshake at every point; the
- * log line at most 5 % of hs serve's CPU per handshake.  Each verdict uses
- * the median of REPS repetitions; the range of the per-repetition ratios is
- * printed beside it.
+ * log line at most 5 % of hs serve's CPU per handshake.  Each point's
+ * verdicts use the median of REPS repetitions; the range of the
+ * per-repetition ratios is printed beside it.  The log line's cost is per
+ * request, so its verdict pools every point's repetitions (log_verdict):
+ * one point's 7 runs spread too widely (0.7-1.5 on this machine) to tell
+ * 5 % apart.
  *
  * QPLAB_BENCH_PERF=FILE: record the logging hs serve's stacks for the
  * whole run with linux-perf (cpu-clock, a fixed period, frame pointers)
@@ -26,6 +29,7 @@
  * QPLAB_BENCH_PERF_SERVER=ceiling records the ceiling instead. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -190,6 +194,10 @@ static void range(const struct point *p, int a, int b, int by_cpu, double *lo, d
 
 static int verdicts, met;
 
+#define ONOFF_MAX 64
+static double onoff[ONOFF_MAX]; /* log on / log off CPU per handshake, each run */
+static int n_onoff;
+
 static void verdict(const char *what, double v, double lo, double hi, bool ok)
 {
 	verdicts++;
@@ -235,11 +243,36 @@ static void one_point(struct server *sv, int clients, int stalled, double *lat, 
 	snprintf(what, sizeof(what), "%d clients, %d stalled: CPU/hs x ceiling", clients, stalled);
 	verdict(what, m[S_LOG].cpu_us / m[S_CEIL].cpu_us, lo, hi,
 		m[S_LOG].cpu_us <= 1.3 * m[S_CEIL].cpu_us);
+	/* The log line's cost is per request, whatever the load: one verdict
+	 * over every point's runs (log_verdict); each point's ratio is shown. */
 	range(&p, S_LOG, S_QUIET, 1, &lo, &hi);
 	snprintf(what, sizeof(what), "%d clients, %d stalled: CPU/hs log on/off", clients, stalled);
-	verdict(what, m[S_LOG].cpu_us / m[S_QUIET].cpu_us, lo, hi,
-		m[S_LOG].cpu_us <= 1.05 * m[S_QUIET].cpu_us);
+	printf("# %-44s %5.2f (runs %.2f-%.2f)\n", what, m[S_LOG].cpu_us / m[S_QUIET].cpu_us, lo,
+	       hi);
+	for (int r = 0; r < REPS && n_onoff < ONOFF_MAX; r++)
+		onoff[n_onoff++] = p.f[S_LOG][r].cpu_us / p.f[S_QUIET][r].cpu_us;
 	fflush(stdout);
+}
+
+/* The log line's verdict: the median of every run's on/off ratio (the two
+ * servers measured in the same repetition) and a distribution-free 95 %
+ * confidence interval of that median (the order statistics n/2 -+
+ * 1.96 sqrt(n)/2); MET only when the interval's upper end is within 5 %. */
+static void log_verdict(void)
+{
+	int n = n_onoff, k;
+	char what[96];
+
+	if (n < 8)
+		return;
+	qsort(onoff, (size_t)n, sizeof(onoff[0]), cmp_double);
+	k = (int)((double)n / 2 - 0.98 * sqrt((double)n));
+	snprintf(what, sizeof(what), "all points: CPU/hs log on/off, %d runs", n);
+	verdicts++;
+	met += onoff[n - 1 - k] <= 1.05;
+	printf("# %-44s %5.2f (95 %% CI of the median %.2f-%.2f; runs %.2f-%.2f) target %s\n",
+	       what, n % 2 ? onoff[n / 2] : (onoff[n / 2 - 1] + onoff[n / 2]) / 2, onoff[k],
+	       onoff[n - 1 - k], onoff[0], onoff[n - 1], onoff[n - 1 - k] <= 1.05 ? "MET" : "MISSED");
 }
 
 /* The daemon's memory, before any load (after it, freed memory that
@@ -326,6 +359,7 @@ int main(int argc, char **argv)
 	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
 		for (size_t s = 0; s < sizeof(stalls) / sizeof(stalls[0]); s++)
 			one_point(sv, counts[c], stalls[s], lat, argc > 2 ? log : NULL);
+	log_verdict();
 	printf("# out-of-process daemon targets: met in %d of %d\n", met, verdicts);
 	usleep(300000);
 	printf("serve-q_rss_after_the_load_kib %ld (%d stalled connections opened and closed "
