@@ -234,14 +234,23 @@ static void scalars(const struct scan *p, struct qphs_hs_desc *d)
 	d->path_mtu = (int)p->mtu;
 }
 
+/* Where each string key of the scan goes in d. */
+static void string_fields(struct qphs_hs_desc *d, char **field[N_STR])
+{
+	field[K_NIC] = &d->local_nic_path;
+	field[K_GID] = &d->local_gid;
+	field[K_PEER] = &d->peer_nic_path;
+	field[K_REPLY] = &d->reply_msg;
+	field[K_PAYLOAD] = &d->payload;
+}
+
 /* One allocation per field, as qphs_hs_desc_clear frees them. */
 static bool build(const struct scan *p, struct qphs_hs_desc *out)
 {
 	struct qphs_hs_desc d = {0};
-	char **field[N_STR] = {[K_NIC] = &d.local_nic_path, [K_GID] = &d.local_gid,
-			       [K_PEER] = &d.peer_nic_path, [K_REPLY] = &d.reply_msg,
-			       [K_PAYLOAD] = &d.payload};
+	char **field[N_STR];
 
+	string_fields(&d, field);
 	for (int k = 0; k < N_STR; k++)
 		if (!(*field[k] = copy(p->str[k], p->str_len[k], malloc(p->str_len[k] + 1))))
 			goto fail;
@@ -264,12 +273,11 @@ fail:
 static bool build_block(const struct scan *p, struct qphs_hs_desc *out, void **block)
 {
 	struct qphs_hs_desc d = {0};
-	char **field[N_STR] = {[K_NIC] = &d.local_nic_path, [K_GID] = &d.local_gid,
-			       [K_PEER] = &d.peer_nic_path, [K_REPLY] = &d.reply_msg,
-			       [K_PAYLOAD] = &d.payload};
+	char **field[N_STR];
 	size_t qps = p->qp_count * sizeof(*d.qp_num), size = qps;
 	char *b, *at;
 
+	string_fields(&d, field);
 	for (int k = 0; k < N_STR; k++)
 		size += p->str_len[k] + 1;
 	b = malloc(size);
