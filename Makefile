@@ -383,8 +383,9 @@ $(BUILD)/bench/%: bench/%.c $(STATIC_LIB)
 	$(CC) $(REAL_CFLAGS) -Ilib/include -c $< -o $@.o
 	$(CC) $(REAL_LDFLAGS) -o $@ $@.o $(LIBS_ALL)
 # make bench PROFILE=1: also profiles (linux-perf, cpu-clock) hs serve under
-# load and a cold 64-concurrent burst in the VM, from a frame-pointer build
-# in $(BUILD)/prof; flame graphs (SVG) beside the figures in $(BUILD)/bench.
+# load and, in the VM, bursts of ours and of rdma_cm's cmtime
+# (QPLAB_BENCH_PROFILES), from a frame-pointer build in $(BUILD)/prof; flame
+# graphs (SVG) beside the figures in $(BUILD)/bench.
 PROFILE ?=
 bench: deps-check all $(BENCH_BINS)
 	@if [ "$(PROFILE)" = 1 ]; then $(MAKE) --no-print-directory BUILD=$(BUILD)/prof PROFILE= \
