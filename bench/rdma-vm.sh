@@ -56,9 +56,12 @@ busy_ms() {
 }
 
 # One cmtime server for every client run (it serves until stopped).
-timeout 3000 cmtime -b "$B" -c 1000000 >/dev/null 2>&1 &
-srv=$!
-for _ in $(seq 100); do rdma res show cm_id 2>/dev/null | grep -q LISTEN && break; sleep 0.1; done
+start_server() {
+	timeout 3000 cmtime -b "$B" -c 1000000 >/dev/null 2>&1 &
+	srv=$!
+	for _ in $(seq 100); do rdma res show cm_id 2>/dev/null | grep -q LISTEN && break; sleep 0.1; done
+}
+start_server
 cm_client() { timeout 300 cmtime -s "$B" -b "$A" -c "$1"; }
 # ms per connection: the "us / conn" column summed over create id .. connect.
 cm_per_conn() {
@@ -159,9 +162,7 @@ profile_one() { # CONFIG N
 	data=$(mktemp /run/qplab-perf-data.XXXXXX)
 	if [ "$cfg" = cmtime ]; then
 		what="rdma_cm (cmtime -c $n) burst, its whole client run"
-		timeout 3000 cmtime -b "$B" -c 1000000 >/dev/null 2>&1 &
-		srv=$!
-		for _ in $(seq 100); do rdma res show cm_id 2>/dev/null | grep -q LISTEN && break; sleep 0.1; done
+		start_server
 		echo "# profile: $what (perf record -a -g -e cpu-clock)"
 		timeout 900 perf record -a -g -e cpu-clock -c 1000000 -o "$data" -- \
 			timeout 300 cmtime -s "$B" -b "$A" -c "$n" >"$build/bench/profile-guest-$tag-run.txt" 2>&1 ||
