@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# rdma-vm.sh BUILD [--quick] [--profile PROFBUILD [--profiles LIST]] [N...] -- inside the lab VM: the two shared-mode hosts of
-# netns/topo, our setup figures (bench/rdma_setup.c), then
-# rdma-core's cmtime (rdma_cm) on the same devices in the same boot, and
-# our per-connection time as a ratio to rdma_cm's.  Every step is bounded
-# by `timeout`; the cmtime server we start is stopped by its pid.
+# rdma-vm.sh BUILD [--quick] [--repeats K] [--profile PROFBUILD [--profiles LIST]] [N...]
+# -- inside the lab VM: the two shared-mode hosts of netns/topo, our setup
+# figures (bench/rdma_setup.c), then rdma-core's cmtime (rdma_cm) on the
+# same devices in the same boot, and our per-connection time as a ratio to
+# rdma_cm's.  The concurrent comparisons, whose single runs spread widely
+# under TCG, are then run K more times (--repeats, default 5), ours and
+# cmtime in turn, and judged on the spread of the paired ratios (below).
+# Every step is bounded by `timeout`; the cmtime server we start is
+# stopped by its pid.
 #
 # What each side counts, per connection:
 #   ours    connect() until both endpoints are ready (active: QPs taken or
@@ -22,13 +26,28 @@
 set -eu -o pipefail
 build=${1:-build}
 shift || true
-quick=() # --quick: no QP-count probe, no per-transition figures
-if [ "${1:-}" = --quick ]; then quick=(--quick); shift; fi
-prof= # --profile PROFBUILD: a frame-pointer build to profile a cold burst with
-if [ "${1:-}" = --profile ]; then prof=${2:?--profile needs a build directory}; shift 2; fi
+quick=()   # --quick: no QP-count probe, no per-transition figures
+repeats=5  # --repeats K: paired repeats of the concurrent comparisons
+prof=      # --profile PROFBUILD: a frame-pointer build to profile bursts with
 profiles="cold:64 cmshape:256 warm:256 cmtime:64 cmtime:256" # --profiles LIST: which (below)
-if [ "${1:-}" = --profiles ]; then profiles=${2:?--profiles needs a list}; shift 2; fi
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=(--quick); shift ;;
+	--repeats) repeats=${2:?--repeats needs a count}; shift 2 ;;
+	--profile) prof=${2:?--profile needs a build directory}; shift 2 ;;
+	--profiles) profiles=${2:?--profiles needs a list}; shift 2 ;;
+	-*) echo "rdma-vm.sh: unknown option '$1'" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+if ! [[ $repeats =~ ^[0-9]{1,2}$ ]] || [ "$repeats" -gt 20 ]; then
+	echo "rdma-vm.sh: --repeats wants a count from 0 to 20, not '$repeats'" >&2
+	exit 2
+fi
 [ $# -gt 0 ] || set -- 64 256
+for n in "$@"; do
+	[[ $n =~ ^[1-9][0-9]{0,3}$ ]] || { echo "rdma-vm.sh: an endpoint count is 1-9999, not '$n'" >&2; exit 2; }
+done
 cd "$(dirname "$0")/.."
 topo=netns/topo
 json=$($topo up --name rdmab --hosts a,b --mode shared)
@@ -98,48 +117,141 @@ cm_set 1
 echo "# rdma_setup on $QPLAB_RDMA_DEVS ($(uname -r)); guest load: $(load)"
 timeout 2400 "$build/bench/rdma_setup" "${quick[@]}" "$@" | tee "$out"
 cm_set 2
-stop_server
 
-# Ratios, ours / rdma_cm (below 1: faster than rdma_cm).
-key() { awk -v k="$1" '$1 == k {print $2}' "$out"; }
+key() { awk -v k="$1" '$1 == k {print $2}' "$2"; }
 cm_mean() { # name without the pass: the mean of passes 1 and 2
 	awk -v a="rdma_cm_p1_$1" -v b="rdma_cm_p2_$1" '$1 == a || $1 == b {s += $2; n++}
 		END { if (n) printf "%.3f", s / n }' "$cmout"
 }
-# One comparison: the ratio, and plainly whether the target (ours not
-# slower than rdma_cm per connection: ratio <= 1) is met.  A figure that is
-# missing (a phase that failed or was skipped) says so instead.
-met=0 missed=0 missed_list=
-ratio() {
-	local line
-	line=$(awk -v o="$2" -v c="$3" -v l="$1" 'BEGIN {
-		if (o > 0 && c > 0) printf "ratio_%s %.2f (ours %.3f ms / rdma_cm %.3f ms) target %s\n",
-			l, o / c, o, c, o <= c ? "MET" : "MISSED"
-		else printf "ratio_%s n/a (ours \"%s\", rdma_cm \"%s\": a figure is missing) target MISSED\n", l, o, c }')
-	echo "$line"
-	case $line in
-	*"target MET") met=$((met + 1)) ;;
+# The concurrent comparisons' pairs, one line each: ROUND N CONFIG OURS_MS
+# RDMA_CM_MS.  Round 0 is the run above (rdma_cm: the mean of its two
+# passes); rounds 1..K run one cmtime -c N and one burst of each of our
+# three configurations, taking turns at going first, so that a drift in
+# the host's load falls on both sides of a pair alike.
+pairs=$build/bench/rdma_pairs.txt
+: >"$pairs"
+pair_lines() { # ROUND N OURS_FILE RDMA_CM_MS
+	for tag in "" warm_ cmshape_; do
+		v=$(key "${tag}endpoints_$2_concurrent_per_conn" "$3")
+		echo "$1 $2 ${tag:-cold_} ${v:--} ${4:--}"
+	done >>"$pairs"
+}
+# One round's two sides, N and the round in $n and $r.
+run_cm() {
+	cm_client "$n" >"$cmf" 2>&1 || echo "# repeat $r: cmtime -c $n failed: $(tail -1 "$cmf")"
+}
+run_ours() {
+	QPLAB_BENCH_MODES=concurrent timeout 1200 "$build/bench/rdma_setup" --quick "$n" >"$ours" 2>&1 ||
+		echo "# repeat $r: rdma_setup $n failed: $(tail -1 "$ours")"
+}
+for n in "$@"; do pair_lines 0 "$n" "$out" "$(cm_mean "${n}_concurrent_per_conn")"; done
+for r in $(seq "$repeats"); do
+	for n in "$@"; do
+		ours=$build/bench/rdma_setup-$n-r$r.txt cmf=$build/bench/cmtime-$n-r$r.txt
+		if [ $((r % 2)) = 1 ]; then
+			echo "# repeat $r of $repeats: cmtime -c $n, then our $n-concurrent bursts (cold, warm, cmshape); guest load: $(load)"
+			run_cm
+			run_ours
+		else
+			echo "# repeat $r of $repeats: our $n-concurrent bursts (cold, warm, cmshape), then cmtime -c $n; guest load: $(load)"
+			run_ours
+			run_cm
+		fi
+		cm=$(cm_per_conn "$cmf")
+		pair_lines "$r" "$n" "$ours" "$cm"
+		echo "# repeat $r: ms per connection, rdma_cm $cm; ours cold $(key "endpoints_${n}_concurrent_per_conn" "$ours"), warm $(key "warm_endpoints_${n}_concurrent_per_conn" "$ours"), cmshape $(key "cmshape_endpoints_${n}_concurrent_per_conn" "$ours")"
+	done
+done
+stop_server
+
+# Ratios, ours / rdma_cm (below 1: faster than rdma_cm).  Each verdict is
+# MET, MISSED or, for a concurrent comparison whose repeats spread over 1,
+# UNSETTLED; only MET counts as met.
+met=0 missed=0 unsettled=0 missed_list='' unsettled_list=''
+verdict() { # LABEL LINE
+	echo "$2"
+	case $2 in
+	*"target MET"*) met=$((met + 1)) ;;
+	*"target UNSETTLED"*) unsettled=$((unsettled + 1)) unsettled_list="$unsettled_list $1" ;;
 	*) missed=$((missed + 1)) missed_list="$missed_list $1" ;;
 	esac
 }
+# One comparison from one run: the ratio, and plainly whether the target
+# (ours not slower than rdma_cm per connection: ratio <= 1) is met.  A
+# figure that is missing (a phase that failed or was skipped) says so.
+ratio() { # LABEL OURS RDMA_CM [NOTE]
+	verdict "$1" "$(awk -v o="$2" -v c="$3" -v l="$1" -v note="${4:-}" 'BEGIN {
+		if (o > 0 && c > 0) printf "ratio_%s %.2f (ours %.3f ms / rdma_cm %.3f ms%s) target %s\n",
+			l, o / c, o, c, note, o <= c ? "MET" : "MISSED"
+		else printf "ratio_%s n/a (ours \"%s\", rdma_cm \"%s\": a figure is missing) target MISSED\n", l, o, c }')"
+}
+# A concurrent comparison judged on its pairs (round 0 and the repeats):
+# the median of the paired ratios and a distribution-free interval for it,
+# the order statistics x(k) .. x(m-k+1) of the m sorted ratios with k the
+# largest whose coverage, 1 - 2 P(B <= k-1) for B ~ Binomial(m, 1/2), is
+# at least 95 % (k = 1, min .. max, when m is too small for 95 %; the
+# coverage is printed).  MET when the interval's upper end is at most 1,
+# MISSED when its lower end is above 1, UNSETTLED when it holds 1.
+paired() { # LABEL N CONFIG
+	verdict "$1" "$(python3 - "$pairs" "$1" "$2" "$3" <<'PY'
+import math
+import sys
+
+path, label, n, cfg = sys.argv[1:]
+rows = [f for f in (line.split() for line in open(path)) if len(f) == 5 and f[1:3] == [n, cfg]]
+rs = []
+for f in rows:
+    try:
+        o, c = float(f[3]), float(f[4])
+    except ValueError:
+        continue
+    if o > 0 and c > 0:
+        rs.append(o / c)
+if not rs:
+    print("ratio_%s n/a (none of its %d runs has both figures) target MISSED" % (label, len(rows)))
+    sys.exit(0)
+rs.sort()
+m = len(rs)
+med = rs[m // 2] if m % 2 else (rs[m // 2 - 1] + rs[m // 2]) / 2
+
+
+def below(j):  # P(B <= j), B ~ Binomial(m, 1/2)
+    return sum(math.comb(m, i) for i in range(j + 1)) / 2 ** m
+
+
+k = 1
+while k + 1 <= (m + 1) // 2 and 2 * below(k) <= 0.05:
+    k += 1
+lo, hi = rs[k - 1], rs[m - k]
+word = "MET" if hi <= 1 else "MISSED" if lo > 1 else "UNSETTLED"
+print("ratio_%s %.2f (median of %d paired runs%s, ours / rdma_cm each: %s; %.1f %% interval %.2f-%.2f) target %s%s"
+      % (label, med, m, "" if m == len(rows) else " of %d" % len(rows), " ".join("%.2f" % r for r in rs),
+         100 * (1 - 2 * below(k - 1)), lo, hi, word, " (the interval holds 1)" if word == "UNSETTLED" else ""))
+PY
+)"
+}
 cm1=$(cm_mean 1_back_to_back_per_conn)
 echo "# ratios: ours / rdma_cm per connection, rdma_cm = mean of its two passes (cold = default config, warm = qp_pool_size)"
-ratio 1ep_cold_latency "$(key connect_ready_1ep_2qp_median)" "$cm1"
-ratio 1ep_warm_latency "$(key warm_connect_ready_1ep_2qp_median)" "$cm1"
+ratio 1ep_cold_latency "$(key connect_ready_1ep_2qp_median "$out")" "$cm1"
+ratio 1ep_warm_latency "$(key warm_connect_ready_1ep_2qp_median "$out")" "$cm1"
 for n in "$@"; do
 	cm=$(cm_mean "${n}_concurrent_per_conn")
 	for tag in "" warm_ cmshape_; do
 		t=${tag:-cold_}
-		ratio "${t}${n}_concurrent" "$(key "${tag}endpoints_${n}_concurrent_per_conn")" "$cm"
-		ratio "${t}${n}_back_to_back" "$(key "${tag}endpoints_${n}_back_to_back_per_conn")" "$cm1"
+		if [ "$repeats" -gt 0 ]; then
+			paired "${t}${n}_concurrent" "$n" "$t"
+		else
+			ratio "${t}${n}_concurrent" "$(key "${tag}endpoints_${n}_concurrent_per_conn" "$out")" "$cm" "; one run, --repeats 0"
+		fi
+		ratio "${t}${n}_back_to_back" "$(key "${tag}endpoints_${n}_back_to_back_per_conn" "$out")" "$cm1"
 	done
 done
 # Concurrent bursts are CPU-bound in this guest: guest CPU per connection,
 # ours during the burst against rdma_cm's whole run (an upper bound).
 for n in "$@"; do
-	echo "# guest CPU per connection, $n concurrent: ours cold $(key "endpoints_${n}_concurrent_guest_cpu_ms_per_conn") ms, warm $(key "warm_endpoints_${n}_concurrent_guest_cpu_ms_per_conn") ms, cmshape $(key "cmshape_endpoints_${n}_concurrent_guest_cpu_ms_per_conn") ms; rdma_cm at most $(cm_mean "${n}_concurrent_guest_cpu_ms_per_conn_whole_run") ms (its whole run, teardown included)"
+	echo "# guest CPU per connection, $n concurrent: ours cold $(key "endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms, warm $(key "warm_endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms, cmshape $(key "cmshape_endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms; rdma_cm at most $(cm_mean "${n}_concurrent_guest_cpu_ms_per_conn_whole_run") ms (its whole run, teardown included)"
 done
-echo "# target (ours not slower than rdma_cm per connection): met in $met of $((met + missed)) comparisons${missed_list:+; missed:$missed_list}"
+echo "# target (ours not slower than rdma_cm per connection): met in $met of $((met + missed + unsettled)) comparisons${missed_list:+; missed:$missed_list}${unsettled_list:+; unsettled (the spread holds 1):$unsettled_list}"
 echo "# guest load at the end: $(load)"
 [ -n "$prof" ] || exit 0
 

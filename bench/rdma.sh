@@ -4,7 +4,9 @@
 # when no VM runner is available.  The host's load is printed before and
 # after: under TCG the figures scale with it.  QPLAB_BENCH_ENDPOINTS (the
 # N of the N-endpoint figures, "64 256"), QPLAB_BENCH_QUICK=1 (skip the
-# QP-count probe and the per-transition figures), QPLAB_BENCH_PROFILE=DIR
+# QP-count probe and the per-transition figures), QPLAB_BENCH_REPEATS=K
+# (paired repeats of the concurrent comparisons, judged on their spread;
+# 5 by default, 0 leaves one run each), QPLAB_BENCH_PROFILE=DIR
 # (a frame-pointer build: profile bursts of ours and of rdma_cm with it),
 # QPLAB_BENCH_PROFILES (which ones: "cold:64 cmshape:256 warm:256
 # cmtime:64 cmtime:256", the default).
@@ -19,11 +21,16 @@ if [ ! -x "$vm" ]; then
 	echo "# SKIP rdma bench: no VM runner ($vm); set QPLAB_VM to netns/vm of the lab"
 	exit 0
 fi
+repeats=${QPLAB_BENCH_REPEATS:-5}
+if ! [[ $repeats =~ ^[0-9]{1,2}$ ]] || [ "$repeats" -gt 20 ]; then
+	echo "bench/rdma.sh: QPLAB_BENCH_REPEATS wants a count from 0 to 20, not '$repeats'" >&2
+	exit 2
+fi
 echo "# host load before: $(uptime)"
 rc=0
 # shellcheck disable=SC2086 # QPLAB_BENCH_ENDPOINTS is a list of counts
 QPLAB_TIME_MULTIPLIER=${QPLAB_TIME_MULTIPLIER:-4} timeout 3000 "$vm" --timeout 2900 -- \
-	bench/rdma-vm.sh "$build" ${QPLAB_BENCH_QUICK:+--quick} \
+	bench/rdma-vm.sh "$build" ${QPLAB_BENCH_QUICK:+--quick} --repeats "$repeats" \
 	${QPLAB_BENCH_PROFILE:+--profile "$QPLAB_BENCH_PROFILE"} \
 	${QPLAB_BENCH_PROFILE:+${QPLAB_BENCH_PROFILES:+--profiles "$QPLAB_BENCH_PROFILES"}} \
 	${QPLAB_BENCH_ENDPOINTS:-64 256} || rc=$?
