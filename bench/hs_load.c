@@ -77,8 +77,8 @@ static struct figures pair(const struct servers *sv, int type, int clients, int 
 			close(fds_c[i]);
 		}
 	}
-	*ceil = median(c);
-	qm = median(q);
+	*ceil = median(c, REPS);
+	qm = median(q, REPS);
 	static const struct figures none;
 
 	print_row(body, clients, stalled, "ceiling", *ceil, &none);

@@ -28,7 +28,8 @@
 #include "qphs.h"
 
 #define RUN_MS 300
-#define REPS 7
+#define REPS 7      /* hs_load's repetitions */
+#define REPS_MAX 16 /* any bench's, at most (median) */
 #define MAX_CLIENTS 64
 #define STALLED 500
 #define SOURCES 8
@@ -334,24 +335,24 @@ static int cmp_fig_rate(const void *a, const void *b)
 	return x->rate < y->rate ? -1 : x->rate > y->rate;
 }
 
-/* The median of REPS runs: rate and each latency figure taken
- * separately, errors summed. */
-static struct figures median(struct figures *f)
+/* The median of n runs (n <= REPS_MAX): rate and each latency figure
+ * taken separately, errors summed. */
+static struct figures median(struct figures *f, int n)
 {
 	struct figures m;
-	double v[REPS];
+	double v[REPS_MAX];
 
-	qsort(f, REPS, sizeof(*f), cmp_fig_rate);
-	m = f[REPS / 2];
+	qsort(f, (size_t)n, sizeof(*f), cmp_fig_rate);
+	m = f[n / 2];
 	m.errors = 0;
-	for (int i = 0; i < REPS; i++)
+	for (int i = 0; i < n; i++)
 		m.errors += f[i].errors;
 #define MEDIAN_OF(field)                                                       \
 	do {                                                                   \
-		for (int i = 0; i < REPS; i++)                                 \
+		for (int i = 0; i < n; i++)                                    \
 			v[i] = f[i].field;                                     \
-		qsort(v, REPS, sizeof(double), cmp_double);                    \
-		m.field = v[REPS / 2];                                         \
+		qsort(v, (size_t)n, sizeof(double), cmp_double);               \
+		m.field = v[n / 2];                                            \
 	} while (0)
 	MEDIAN_OF(p50);
 	MEDIAN_OF(p99);

@@ -11,15 +11,15 @@ echo "# bench/hs_load (about 40 s on an idle machine, bounded at 150 s)"
 timeout 150 "$build/bench/hs_load"
 echo "# bench/hs_attack (a hostile peer against qplab hs serve: about 25 s, bounded at 130 s)"
 timeout 130 "$build/bench/hs_attack" "$build/qplab"
-echo "# bench/hs_remote (qplab hs serve and the ceiling as processes; about 90 s, bounded at 330 s)"
-timeout 330 "$build/bench/hs_remote" "$build/qplab" "$build/bench/hs_serve.log"
+echo "# bench/hs_remote (qplab hs serve and the ceiling as processes; about 3 minutes, bounded at 660 s)"
+timeout 660 "$build/bench/hs_remote" "$build/qplab" "$build/bench/hs_serve.log"
 rm -f "$build/bench/hs_serve.log"
 if [ -n "$prof" ]; then
 	# The daemon's profile: hs serve (frame pointers) driven by hs_remote;
 	# that run's figures (under perf) are kept apart, not shown.
 	echo "# profile: qplab hs serve under hs_remote's load (perf record -g -e cpu-clock)"
 	data=$build/bench/profile-daemon.data
-	QPLAB_BENCH_PERF=$data timeout 330 "$prof/bench/hs_remote" "$prof/qplab" \
+	QPLAB_BENCH_PERF=$data timeout 660 "$prof/bench/hs_remote" "$prof/qplab" \
 		"$build/bench/hs_serve.log" >"$build/bench/profile-daemon-run.txt"
 	rm -f "$build/bench/hs_serve.log"
 	perf script -i "$data" -F comm,ip,sym,dso 2>/dev/null | "$build/bench/flame" fold \
