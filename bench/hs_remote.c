@@ -22,7 +22,7 @@
  * MET when the interval is wholly on the target's side, MISSED when it is
  * wholly on the other, UNSETTLED when it holds the bound (verdict).  The
  * log line's cost is per request, so its verdict pools every point's
- * repetitions (log_verdict): one point's 7 runs spread too widely (0.7-1.5
+ * repetitions (log_verdict): one point's runs spread too widely (0.7-1.5
  * on this machine) to tell 5 % apart.
  *
  * QPLAB_BENCH_PERF=FILE: record the logging hs serve's stacks for the
