@@ -22,7 +22,7 @@
  * MET when the interval is wholly on the target's side, MISSED when it is
  * wholly on the other, UNSETTLED when it holds the bound (verdict).  The
  * log line's cost is per request, so its verdict pools every point's
- * repetitions (log_verdict): one point's runs spread too widely (0.7-1.5
+ * repetitions (log_verdict): one point's runs spread too widely (0.7-1.4
  * on this machine) to tell 5 % apart.
  *
  * QPLAB_BENCH_PERF=FILE: record the logging hs serve's stacks for the
@@ -185,13 +185,20 @@ struct point {
 };
 
 /* The paired ratios of server a to server b, one per repetition (both
- * measured in it), sorted. */
-static void paired(const struct point *p, int a, int b, int by_cpu, double *v)
+ * measured in it), sorted.  Returns how many repetitions gave no ratio (a
+ * server that completed nothing or used no CPU); those are left out. */
+static int paired(const struct point *p, int a, int b, int by_cpu, double *v, int *n)
 {
-	for (int r = 0; r < REMOTE_REPS; r++)
-		v[r] = by_cpu ? p->f[a][r].cpu_us / p->f[b][r].cpu_us
-			      : p->f[a][r].rate / p->f[b][r].rate;
-	qsort(v, REMOTE_REPS, sizeof(v[0]), cmp_double);
+	*n = 0;
+	for (int r = 0; r < REMOTE_REPS; r++) {
+		double x = by_cpu ? p->f[a][r].cpu_us : p->f[a][r].rate;
+		double y = by_cpu ? p->f[b][r].cpu_us : p->f[b][r].rate;
+
+		if (x > 0 && y > 0 && isfinite(x / y))
+			v[(*n)++] = x / y;
+	}
+	qsort(v, (size_t)*n, sizeof(v[0]), cmp_double);
+	return REMOTE_REPS - *n;
 }
 
 static double median_of(const double *v, int n)
@@ -226,22 +233,33 @@ static double median_interval(const double *v, int n, double *lo, double *hi)
 static int verdicts, met, unsettled;
 
 static double onoff[RATIOS_MAX]; /* log on / log off CPU per handshake, each run */
-static int n_onoff;
+static int n_onoff, onoff_failed;
+_Static_assert(REMOTE_REPS <= REPS_MAX, "median() holds REPS_MAX runs");
+_Static_assert(9 * REMOTE_REPS <= RATIOS_MAX, "the log line pools nine points' runs");
 
 /* One verdict on n sorted paired ratios: the median and its interval; MET
  * when the whole interval is on the target's side of bound (at most bound
  * when at_most, else at least), MISSED when the whole interval is on the
- * other side, UNSETTLED when it holds bound (not counted as met). */
-static void verdict(const char *what, const double *v, int n, double bound, bool at_most)
+ * other side, UNSETTLED when it holds bound (not counted as met).  A
+ * repetition without a ratio (failed) makes it MISSED. */
+static void verdict(const char *what, const double *v, int n, int failed, double bound,
+		    bool at_most)
 {
-	double lo, hi, cov = median_interval(v, n, &lo, &hi);
-	bool in = at_most ? hi <= bound : lo >= bound;
-	bool out = at_most ? lo > bound : hi < bound;
+	double lo, hi, cov;
+	bool in, out;
 
 	verdicts++;
+	if (failed || n < 1) {
+		printf("# %-44s n/a (%d of %d runs gave no figure) target MISSED\n", what, failed,
+		       n + failed);
+		return;
+	}
+	cov = median_interval(v, n, &lo, &hi);
+	in = at_most ? hi <= bound : lo >= bound;
+	out = at_most ? lo > bound : hi < bound;
 	met += in;
 	unsettled += !in && !out;
-	printf("# %-44s %5.2f (median of %d paired runs; %.1f %% interval %.2f-%.2f; runs "
+	printf("# %-44s %5.2f (median of %d paired runs; %.1f %% interval %.3f-%.3f; runs "
 	       "%.2f-%.2f) target %s\n",
 	       what, median_of(v, n), n, 100 * cov, lo, hi, v[0], v[n - 1],
 	       in ? "MET" : out ? "MISSED" : "UNSETTLED");
@@ -254,6 +272,7 @@ static void one_point(struct server *sv, int clients, int stalled, double *lat, 
 	struct figures m[S_COUNT];
 	double v[REMOTE_REPS];
 	char what[96];
+	int n, failed;
 
 	for (int r = 0; r < REMOTE_REPS; r++) {
 		for (int s = 0; s < S_COUNT; s++)
@@ -277,19 +296,20 @@ static void one_point(struct server *sv, int clients, int stalled, double *lat, 
 		       server_name[s], m[s].rate, m[s].p50, m[s].p99, m[s].max, m[s].cpu_us,
 		       (unsigned long long)m[s].errors);
 	}
-	paired(&p, S_LOG, S_CEIL, 0, v);
+	failed = paired(&p, S_LOG, S_CEIL, 0, v, &n);
 	snprintf(what, sizeof(what), "%d clients, %d stalled: hs/s of ceiling", clients, stalled);
-	verdict(what, v, REMOTE_REPS, 0.9, false);
-	paired(&p, S_LOG, S_CEIL, 1, v);
+	verdict(what, v, n, failed, 0.9, false);
+	failed = paired(&p, S_LOG, S_CEIL, 1, v, &n);
 	snprintf(what, sizeof(what), "%d clients, %d stalled: CPU/hs x ceiling", clients, stalled);
-	verdict(what, v, REMOTE_REPS, 1.3, true);
+	verdict(what, v, n, failed, 1.3, true);
 	/* The log line's cost is per request, whatever the load: one verdict
 	 * over every point's runs (log_verdict); each point's ratio is shown. */
-	paired(&p, S_LOG, S_QUIET, 1, v);
+	onoff_failed += paired(&p, S_LOG, S_QUIET, 1, v, &n);
 	snprintf(what, sizeof(what), "%d clients, %d stalled: CPU/hs log on/off", clients, stalled);
-	printf("# %-44s %5.2f (median of %d paired runs; runs %.2f-%.2f)\n", what,
-	       median_of(v, REMOTE_REPS), REMOTE_REPS, v[0], v[REMOTE_REPS - 1]);
-	for (int r = 0; r < REMOTE_REPS && n_onoff < RATIOS_MAX; r++)
+	if (n)
+		printf("# %-44s %5.2f (median of %d paired runs; runs %.2f-%.2f)\n", what,
+		       median_of(v, n), n, v[0], v[n - 1]);
+	for (int r = 0; r < n && n_onoff < RATIOS_MAX; r++)
 		onoff[n_onoff++] = v[r];
 	fflush(stdout);
 }
@@ -304,7 +324,7 @@ static void log_verdict(void)
 		return;
 	qsort(onoff, (size_t)n_onoff, sizeof(onoff[0]), cmp_double);
 	snprintf(what, sizeof(what), "all points: CPU/hs log on/off, %d runs", n_onoff);
-	verdict(what, onoff, n_onoff, 1.05, true);
+	verdict(what, onoff, n_onoff, onoff_failed, 1.05, true);
 }
 
 /* The daemon's memory, before any load (after it, freed memory that

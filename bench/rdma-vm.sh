@@ -84,7 +84,7 @@ start_server
 cm_client() { timeout 300 cmtime -s "$B" -b "$A" -c "$1"; }
 # ms per connection: the "us / conn" column summed over create id .. connect.
 cm_per_conn() {
-	awk -F: '/^(create id|bind addr|resolve addr|resolve route|create qp|connect) /{
+	awk -F: '/^(create id|bind addr|resolve addr|resolve route|create qp|connect) *:/{
 		split($2, f, " "); s += f[4] } END { printf "%.3f", s / 1000 }' "$1"
 }
 # cmtime's figures, run before and after ours (pass 1, 2): under TCG on a
@@ -131,6 +131,7 @@ cm_mean() { # name without the pass: the mean of passes 1 and 2
 pairs=$build/bench/rdma_pairs.txt
 : >"$pairs"
 pair_lines() { # ROUND N OURS_FILE RDMA_CM_MS
+	local tag v
 	for tag in "" warm_ cmshape_; do
 		v=$(key "${tag}endpoints_$2_concurrent_per_conn" "$3")
 		echo "$1 $2 ${tag:-cold_} ${v:--} ${4:--}"
@@ -158,6 +159,7 @@ for r in $(seq "$repeats"); do
 			run_cm
 		fi
 		cm=$(cm_per_conn "$cmf")
+		[ "$cm" != 0.000 ] || cm=n/a
 		pair_lines "$r" "$n" "$ours" "$cm"
 		echo "# repeat $r: ms per connection, rdma_cm $cm; ours cold $(key "endpoints_${n}_concurrent_per_conn" "$ours"), warm $(key "warm_endpoints_${n}_concurrent_per_conn" "$ours"), cmshape $(key "cmshape_endpoints_${n}_concurrent_per_conn" "$ours")"
 	done
@@ -189,9 +191,10 @@ ratio() { # LABEL OURS RDMA_CM [NOTE]
 # the median of the paired ratios and a distribution-free interval for it,
 # the order statistics x(k) .. x(m-k+1) of the m sorted ratios with k the
 # largest whose coverage, 1 - 2 P(B <= k-1) for B ~ Binomial(m, 1/2), is
-# at least 95 % (k = 1, min .. max, when m is too small for 95 %; the
-# coverage is printed).  MET when the interval's upper end is at most 1,
-# MISSED when its lower end is above 1, UNSETTLED when it holds 1.
+# at least 95 % (k = 1, min .. max, for m = 6 to 8).  MET when the
+# interval's upper end is at most 1, MISSED when its lower end is above 1,
+# UNSETTLED when it holds 1 or when fewer than 6 pairs (--repeats below 5,
+# or failed runs) leave no interval of 95 %.
 paired() { # LABEL N CONFIG
 	verdict "$1" "$(python3 - "$pairs" "$1" "$2" "$3" <<'PY'
 import math
@@ -223,10 +226,15 @@ k = 1
 while k + 1 <= (m + 1) // 2 and 2 * below(k) <= 0.05:
     k += 1
 lo, hi = rs[k - 1], rs[m - k]
-word = "MET" if hi <= 1 else "MISSED" if lo > 1 else "UNSETTLED"
-print("ratio_%s %.2f (median of %d paired runs%s, ours / rdma_cm each: %s; %.1f %% interval %.2f-%.2f) target %s%s"
+cover = 1 - 2 * below(k - 1)
+if cover < 0.95:
+    word, why = "UNSETTLED", " (%d pairs are too few for a 95 %% interval: 6 are needed)" % m
+else:
+    word = "MET" if hi <= 1 else "MISSED" if lo > 1 else "UNSETTLED"
+    why = " (the interval holds 1)" if word == "UNSETTLED" else ""
+print("ratio_%s %.2f (median of %d paired runs%s, ours / rdma_cm each: %s; %.1f %% interval %.3f-%.3f) target %s%s"
       % (label, med, m, "" if m == len(rows) else " of %d" % len(rows), " ".join("%.2f" % r for r in rs),
-         100 * (1 - 2 * below(k - 1)), lo, hi, word, " (the interval holds 1)" if word == "UNSETTLED" else ""))
+         100 * cover, lo, hi, word, why))
 PY
 )"
 }
