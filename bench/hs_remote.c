@@ -38,6 +38,7 @@
 
 #include "load.h"
 #include "rss.h"
+#include "verdict.h"
 
 /* Repetitions per point: 15 runs narrow a median's interval to the 4th
  * to 12th of them (96.5 %); 7 (hs_load's) leave only their whole range. */
@@ -201,52 +202,20 @@ static int paired(const struct point *p, int a, int b, int by_cpu, double *v, in
 	return REMOTE_REPS - *n;
 }
 
-static double median_of(const double *v, int n)
-{
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* A distribution-free interval for the median of n sorted values: the
- * order statistics v[k-1] .. v[n-k], k the largest whose coverage,
- * 1 - 2 P(B <= k-1) for B ~ Binomial(n, 1/2), is at least 95 % (k = 1,
- * the whole range, when n is too small for that).  Returns the coverage.
- * n is at most RATIOS_MAX. */
-#define RATIOS_MAX 160
-
-static double median_interval(const double *v, int n, double *lo, double *hi)
-{
-	double below[RATIOS_MAX + 1] = {0}, c = 1, sum = 0; /* below[j] = P(B <= j) */
-	int k = 1;
-
-	for (int i = 0; i <= n; i++) {
-		sum += c;
-		below[i] = sum / pow(2, n);
-		c = c * (n - i) / (i + 1);
-	}
-	while (k + 1 <= (n + 1) / 2 && 2 * below[k] <= 0.05)
-		k++;
-	*lo = v[k - 1];
-	*hi = v[n - k];
-	return 1 - 2 * below[k - 1];
-}
-
 static int verdicts, met, unsettled;
 
-static double onoff[RATIOS_MAX]; /* log on / log off CPU per handshake, each run */
+static double onoff[VERDICT_MAX]; /* log on / log off CPU per handshake, each run */
 static int n_onoff, onoff_failed;
 _Static_assert(REMOTE_REPS <= REPS_MAX, "median() holds REPS_MAX runs");
-_Static_assert(9 * REMOTE_REPS <= RATIOS_MAX, "the log line pools nine points' runs");
+_Static_assert(9 * REMOTE_REPS <= VERDICT_MAX, "the log line pools nine points' runs");
 
-/* One verdict on n sorted paired ratios: the median and its interval; MET
- * when the whole interval is on the target's side of bound (at most bound
- * when at_most, else at least), MISSED when the whole interval is on the
- * other side, UNSETTLED when it holds bound (not counted as met).  A
- * repetition without a ratio (failed) makes it MISSED. */
+/* One verdict on n sorted paired ratios (verdict.h); a repetition without
+ * a ratio (failed) makes it MISSED. */
 static void verdict(const char *what, const double *v, int n, int failed, double bound,
 		    bool at_most)
 {
 	double lo, hi, cov;
-	bool in, out;
+	const char *word;
 
 	verdicts++;
 	if (failed || n < 1) {
@@ -254,15 +223,12 @@ static void verdict(const char *what, const double *v, int n, int failed, double
 		       n + failed);
 		return;
 	}
-	cov = median_interval(v, n, &lo, &hi);
-	in = at_most ? hi <= bound : lo >= bound;
-	out = at_most ? lo > bound : hi < bound;
-	met += in;
-	unsettled += !in && !out;
+	word = verdict_judge(v, n, bound, at_most, &lo, &hi, &cov);
+	met += !strcmp(word, "MET");
+	unsettled += !strcmp(word, "UNSETTLED");
 	printf("# %-44s %5.2f (median of %d paired runs; %.1f %% interval %.3f-%.3f; runs "
 	       "%.2f-%.2f) target %s\n",
-	       what, median_of(v, n), n, 100 * cov, lo, hi, v[0], v[n - 1],
-	       in ? "MET" : out ? "MISSED" : "UNSETTLED");
+	       what, verdict_median(v, n), n, 100 * cov, lo, hi, v[0], v[n - 1], word);
 }
 
 static void one_point(struct server *sv, int clients, int stalled, double *lat, const char *log)
@@ -308,8 +274,8 @@ static void one_point(struct server *sv, int clients, int stalled, double *lat, 
 	snprintf(what, sizeof(what), "%d clients, %d stalled: CPU/hs log on/off", clients, stalled);
 	if (n)
 		printf("# %-44s %5.2f (median of %d paired runs; runs %.2f-%.2f)\n", what,
-		       median_of(v, n), n, v[0], v[n - 1]);
-	for (int r = 0; r < n && n_onoff < RATIOS_MAX; r++)
+		       verdict_median(v, n), n, v[0], v[n - 1]);
+	for (int r = 0; r < n && n_onoff < VERDICT_MAX; r++)
 		onoff[n_onoff++] = v[r];
 	fflush(stdout);
 }

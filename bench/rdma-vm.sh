@@ -188,55 +188,11 @@ ratio() { # LABEL OURS RDMA_CM [NOTE]
 		else printf "ratio_%s n/a (ours \"%s\", rdma_cm \"%s\": a figure is missing) target MISSED\n", l, o, c }')"
 }
 # A concurrent comparison judged on its pairs (round 0 and the repeats):
-# the median of the paired ratios and a distribution-free interval for it,
-# the order statistics x(k) .. x(m-k+1) of the m sorted ratios with k the
-# largest whose coverage, 1 - 2 P(B <= k-1) for B ~ Binomial(m, 1/2), is
-# at least 95 % (k = 1, min .. max, for m = 6 to 8).  MET when the
-# interval's upper end is at most 1, MISSED when its lower end is above 1,
-# UNSETTLED when it holds 1 or when fewer than 6 pairs (--repeats below 5,
-# or failed runs) leave no interval of 95 %.
+# bench/paired, the median of the paired ratios and its interval
+# (bench/verdict.h); fewer than 6 pairs (--repeats below 5, or failed
+# runs) leave it UNSETTLED.
 paired() { # LABEL N CONFIG
-	verdict "$1" "$(python3 - "$pairs" "$1" "$2" "$3" <<'PY'
-import math
-import sys
-
-path, label, n, cfg = sys.argv[1:]
-rows = [f for f in (line.split() for line in open(path)) if len(f) == 5 and f[1:3] == [n, cfg]]
-rs = []
-for f in rows:
-    try:
-        o, c = float(f[3]), float(f[4])
-    except ValueError:
-        continue
-    if o > 0 and c > 0:
-        rs.append(o / c)
-if not rs:
-    print("ratio_%s n/a (none of its %d runs has both figures) target MISSED" % (label, len(rows)))
-    sys.exit(0)
-rs.sort()
-m = len(rs)
-med = rs[m // 2] if m % 2 else (rs[m // 2 - 1] + rs[m // 2]) / 2
-
-
-def below(j):  # P(B <= j), B ~ Binomial(m, 1/2)
-    return sum(math.comb(m, i) for i in range(j + 1)) / 2 ** m
-
-
-k = 1
-while k + 1 <= (m + 1) // 2 and 2 * below(k) <= 0.05:
-    k += 1
-lo, hi = rs[k - 1], rs[m - k]
-cover = 1 - 2 * below(k - 1)
-if cover < 0.95:
-    word, why = "UNSETTLED", " (%d pairs are too few for a 95 %% interval: 6 are needed)" % m
-else:
-    word = "MET" if hi <= 1 else "MISSED" if lo > 1 else "UNSETTLED"
-    why = " (the interval holds 1)" if word == "UNSETTLED" else ""
-print("ratio_%s %.2f (median of %d paired runs%s, ours / rdma_cm each: %s; %.1f %% interval %.3f-%.3f) target %s%s"
-      % (label, med, m, "" if m == len(rows) else " of %d" % len(rows), " ".join("%.2f" % r for r in rs),
-         100 * cover, lo, hi, word, why))
-PY
-)"
+	verdict "$1" "$("$build/bench/paired" "$pairs" "$1" "$2" "$3")"
 }
 cm1=$(cm_mean 1_back_to_back_per_conn)
 echo "# ratios: ours / rdma_cm per connection, rdma_cm = mean of its two passes (cold = default config, warm = qp_pool_size)"

@@ -1,0 +1,77 @@
+/* paired — one concurrent comparison of bench/rdma-vm.sh, ours against
+ * rdma_cm, judged on its repeated runs (verdict.h; target: ratio <= 1).
+ *
+ *   paired PAIRS LABEL N CONFIG
+ *
+ * PAIRS holds one line per run, "ROUND N CONFIG OURS_MS RDMA_CM_MS"; a
+ * figure that is missing is "-" or "n/a", and that run is left out.
+ * Prints the comparison's ratio_LABEL line: the median of the paired
+ * ratios, each ratio, the interval and the verdict. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verdict.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A positive number, or 0 for anything else ("-", "n/a", garbage). */
+static double figure(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	return end != s && !*end && v > 0 && isfinite(v) ? v : 0;
+}
+
+int main(int argc, char **argv)
+{
+	double rs[VERDICT_MAX], lo, hi, cov;
+	char line[256], round[32], n[32], cfg[32], ours[64], cm[64];
+	const char *word, *why = "";
+	int m = 0, rows = 0;
+	FILE *f;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: paired PAIRS LABEL N CONFIG\n");
+		return 2;
+	}
+	if (!(f = fopen(argv[1], "r"))) {
+		perror(argv[1]);
+		return 1;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%31s %31s %31s %63s %63s", round, n, cfg, ours, cm) == 5 &&
+		    !strcmp(n, argv[3]) && !strcmp(cfg, argv[4])) {
+			double o = figure(ours), c = figure(cm);
+
+			rows++;
+			if (o > 0 && c > 0 && m < VERDICT_MAX)
+				rs[m++] = o / c;
+		}
+	fclose(f);
+	if (!m) {
+		printf("ratio_%s n/a (none of its %d runs has both figures) target MISSED\n", argv[2],
+		       rows);
+		return 0;
+	}
+	qsort(rs, (size_t)m, sizeof(rs[0]), cmp_double);
+	word = verdict_judge(rs, m, 1.0, true, &lo, &hi, &cov);
+	if (cov < 0.95)
+		why = " (too few pairs for a 95 % interval: 6 are needed)";
+	else if (!strcmp(word, "UNSETTLED"))
+		why = " (the interval holds 1)";
+	printf("ratio_%s %.2f (median of %d paired runs", argv[2], verdict_median(rs, m), m);
+	if (m != rows)
+		printf(" of %d", rows);
+	printf(", ours / rdma_cm each:");
+	for (int i = 0; i < m; i++)
+		printf(" %.2f", rs[i]);
+	printf("; %.1f %% interval %.3f-%.3f) target %s%s\n", 100 * cov, lo, hi, word, why);
+	return 0;
+}
