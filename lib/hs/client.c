@@ -281,12 +281,14 @@ static int exchange(int fd, const struct qphs_config *cfg, int type, const char 
 		res->reply_type = f.type;
 		/* A caller that takes the parsed reply (desc_out) has no use
 		 * for its text: the copy is made for the public call only. */
-		if (!desc_out && !(res->reply = malloc(f.json_len + 1)))
-			rc = fail(res, QPHS_ERR_MEMORY, "out of memory");
-		else if (!desc_out) {
-			memcpy(res->reply, f.json, f.json_len);
-			res->reply[f.json_len] = '\0';
-			res->reply_len = f.json_len;
+		if (!desc_out) {
+			if (!(res->reply = malloc(f.json_len + 1))) {
+				rc = fail(res, QPHS_ERR_MEMORY, "out of memory");
+			} else {
+				memcpy(res->reply, f.json, f.json_len);
+				res->reply[f.json_len] = '\0';
+				res->reply_len = f.json_len;
+			}
 		}
 		if (rc == 0)
 			rc = check_reply(type, &f, res, desc_out);
