@@ -25,17 +25,34 @@
 static const char probe_reply[] = "{\"status\":\"success\"}\n";
 static const char notify_reply[] = "{\"name\":\"\",\"notify_msg\":\"success\"}\n";
 
-static void set_events(struct qphs_daemon *d, struct conn *c, uint32_t ev)
+/* Sets what the loop waits for on c, adding c to its epoll set the first
+ * time: a connection whose request and reply go through at once is never
+ * added (qphs__conn_accept reads before it watches).  Interest 0 still
+ * reports an error or a hang-up.  A connection epoll cannot take is
+ * closed; returns false then. */
+static bool watch(struct qphs_daemon *d, struct conn *c, uint32_t ev)
 {
 	struct epoll_event e = {.events = ev, .data.ptr = c};
 
-	epoll_ctl(d->epfd, EPOLL_CTL_MOD, c->fd, &e);
+	if (c->polled) {
+		epoll_ctl(d->epfd, EPOLL_CTL_MOD, c->fd, &e);
+		return true;
+	}
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, c->fd, &e) == 0) {
+		c->polled = true;
+		return true;
+	}
+	QPHS_WARN("[Handshake] closing connection from %s: epoll_ctl: %s", c->peer,
+		  strerror(errno));
+	qphs__conn_close(d, c);
+	return false;
 }
+
+static void read_request(struct qphs_daemon *d, struct conn *c);
 
 int qphs__conn_accept(struct qphs_daemon *d, int fd, const struct sockaddr *sa)
 {
 	struct conn *c = calloc(1, sizeof(*c));
-	struct epoll_event e = {.events = EPOLLIN};
 	char addr[sizeof(((struct source *)0)->addr)];
 
 	if (!c)
@@ -54,8 +71,7 @@ int qphs__conn_accept(struct qphs_daemon *d, int fd, const struct sockaddr *sa)
 	}
 	c->dec = qphs_decoder_new(d->cfg.max_length);
 	c->src = c->dec ? qphs__source_get(d, addr) : NULL;
-	e.data.ptr = c;
-	if (!c->src || epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &e) != 0) {
+	if (!c->src) {
 		qphs__source_put(d, c->src);
 		qphs_decoder_free(c->dec);
 		free(c);
@@ -70,6 +86,13 @@ int qphs__conn_accept(struct qphs_daemon *d, int fd, const struct sockaddr *sa)
 	atomic_store(&d->n_open, d->open);
 	atomic_fetch_add(&d->n_accepted, 1);
 	qphs__timer_arm(d, c, T_REQUEST);
+	/* A client sends its request right after connecting, so it is
+	 * usually here already: read it now, and watch the socket only when
+	 * something is left to wait for.  That spares the epoll_ctl calls and
+	 * a turn of the loop for each request answered at once. */
+	read_request(d, c);
+	if (c->state == C_READ)
+		watch(d, c, EPOLLIN);
 	return 0;
 }
 
@@ -87,7 +110,11 @@ void qphs__conn_close(struct qphs_daemon *d, struct conn *c)
 	if (c->state == C_DEAD)
 		return;
 	qphs__timer_disarm(d, c);
-	epoll_ctl(d->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	/* Out of the set before the close: a forked child may still hold
+	 * the socket, and epoll forgets it only when every holder closed. */
+	if (c->polled)
+		epoll_ctl(d->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	c->polled = false;
 	close(c->fd);
 	c->fd = -1;
 	drop_decoder(d, c);
@@ -152,7 +179,7 @@ static void write_some(struct qphs_daemon *d, struct conn *c)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			if (c->tlist != T_WRITE)
 				qphs__timer_arm(d, c, T_WRITE);
-			set_events(d, c, EPOLLOUT);
+			watch(d, c, EPOLLOUT);
 			return;
 		}
 		QPHS_INFO("[Handshake] writing the reply to %s failed: %s", c->peer,
@@ -181,7 +208,7 @@ static void answer(struct qphs_daemon *d, struct conn *c, const char *body, size
 	if (faulty && f->kind == QPHS_FAULT_STALL) {
 		c->state = C_STALL;
 		qphs__timer_arm(d, c, T_WAIT);
-		set_events(d, c, EPOLLIN);
+		watch(d, c, EPOLLIN);
 		return;
 	}
 	rc = qphs__fault_frame(faulty ? f : NULL, &d->fault_rng, c->type, body, len,
@@ -323,7 +350,7 @@ static void proceed(struct qphs_daemon *d, struct conn *c, struct qphs_request *
 	/* Still unanswered: stop reading while the handler works (an error or
 	 * hang-up is still reported, and closes the connection). */
 	if (c->state == C_WAIT)
-		set_events(d, c, 0);
+		watch(d, c, 0);
 }
 
 /* A whole frame: its request is checked here when small, by the parse
@@ -342,7 +369,10 @@ static void dispatch(struct qphs_daemon *d, struct conn *c, const struct qphs_fr
 		c->req = req;
 		c->state = C_PARSE;
 		qphs__timer_arm(d, c, T_WAIT);
-		set_events(d, c, 0);
+		if (!watch(d, c, 0)) {
+			qphs__request_free(req); /* closed: nobody else holds it */
+			return;
+		}
 		if (qphs__parser_push(d, req))
 			return;
 		c->req = NULL; /* no worker: check it here */

@@ -45,6 +45,7 @@ struct source {
 
 struct conn {
 	int fd;
+	bool polled;               /* in the loop's epoll set (watch) */
 	struct source *src;
 	bool inflight;             /* counted in src->inflight */
 	bool weighed;              /* header and type byte checked */
@@ -278,6 +279,9 @@ bool qphs__parser_push(struct qphs_daemon *d, struct qphs_request *req);
 void qphs__request_check(const struct qphs_config *cfg, struct qphs_request *req);
 
 /* daemon_conn.c */
+/* Takes an accepted socket and reads what already came on it; the request
+ * may be answered, and the connection closed, before it returns.  0, or
+ * the error for which fd was not taken (the caller closes it). */
 int qphs__conn_accept(struct qphs_daemon *d, int fd,
 		      const struct sockaddr *sa);
 void qphs__conn_event(struct qphs_daemon *d, struct conn *c, uint32_t ev);
