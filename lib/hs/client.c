@@ -9,6 +9,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +37,10 @@ static int fail(struct qphs_client_result *res, int code, const char *fmt, ...)
 	return code;
 }
 
-/* Waits for events on fd until deadline (ms, monotonic).  Returns 1 when
- * ready, 0 at the deadline. */
-static int wait_fd(int fd, short events, int64_t deadline)
+/* Waits for events on fd until deadline (ms, monotonic).  Returns what
+ * poll reported (never 0), or 0 at the deadline; a failed poll reports
+ * POLLERR, so the caller's next call on fd tells why. */
+static short wait_fd(int fd, short events, int64_t deadline)
 {
 	struct pollfd p = {.fd = fd, .events = events};
 
@@ -50,9 +52,9 @@ static int wait_fd(int fd, short events, int64_t deadline)
 			return 0;
 		n = poll(&p, 1, left > 60000 ? 60000 : (int)left);
 		if (n > 0)
-			return 1;
+			return p.revents;
 		if (n < 0 && errno != EINTR)
-			return 1; /* let the following call report the error */
+			return POLLERR;
 	}
 }
 
@@ -63,6 +65,7 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms, struct qphs_cl
 	char addr[80];
 	int fd, err = 0;
 	socklen_t el = sizeof(err);
+	short ev;
 
 	qphs__sockaddr_format(ai->ai_addr, addr, sizeof(addr));
 	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -71,9 +74,11 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms, struct qphs_cl
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
 		if (errno != EINPROGRESS && errno != EINTR)
 			err = errno;
-		else if (!wait_fd(fd, POLLOUT, qphs__now_ms() + timeout_ms))
+		else if (!(ev = wait_fd(fd, POLLOUT, qphs__now_ms() + timeout_ms)))
 			err = ETIMEDOUT;
-		else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0)
+		/* Writable with no error or hang-up: connected, nothing to ask. */
+		else if ((ev & (POLLERR | POLLHUP) || !(ev & POLLOUT)) &&
+			 getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0)
 			err = errno;
 	}
 	if (err) {
@@ -154,27 +159,31 @@ static int ended(struct qphs_decoder *dec, int err, struct qphs_client_result *r
 
 /* Reads one frame into dec before deadline.  One page of stack: a
  * Connection reply fits in it, a longer one takes more reads, and a
- * fresh thread (one per connect in a burst) faults in one page, not four. */
+ * fresh thread (one per connect in a burst) faults in one page, not four.
+ * It waits before the first read: a reply is never there the moment the
+ * request has left, so a read first would only say EAGAIN. */
 static int read_frame(int fd, struct qphs_decoder *dec, int64_t deadline, int timeout_ms,
 		      struct qphs_frame *f, struct qphs_client_result *res)
 {
 	uint8_t buf[4096];
+	bool wait = true;
 
 	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		ssize_t n;
 		size_t off = 0;
 
+		if (wait && !wait_fd(fd, POLLIN, deadline))
+			return fail(res, QPHS_ERR_REPLY_TIMEOUT, "no reply from %s within %d ms "
+				    "(%zu bytes received)", res->peer, timeout_ms,
+				    qphs_decoder_buffered(dec));
+		n = recv(fd, buf, sizeof(buf), 0);
+		wait = false;
 		if (n == 0)
 			return ended(dec, 0, res);
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
+			if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
 				return ended(dec, errno, res);
-			if (!wait_fd(fd, POLLIN, deadline))
-				return fail(res, QPHS_ERR_REPLY_TIMEOUT, "no reply from %s within "
-					    "%d ms (%zu bytes received)", res->peer, timeout_ms,
-					    qphs_decoder_buffered(dec));
+			wait = errno != EINTR;
 			continue;
 		}
 		while (off < (size_t)n) {
