@@ -215,7 +215,7 @@ done
 for n in "$@"; do
 	echo "# guest CPU per connection, $n concurrent: ours cold $(key "endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms, warm $(key "warm_endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms, cmshape $(key "cmshape_endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms; rdma_cm at most $(cm_mean "${n}_concurrent_guest_cpu_ms_per_conn_whole_run") ms (its whole run, teardown included)"
 done
-echo "# target (ours not slower than rdma_cm per connection): met in $met of $((met + missed + unsettled)) comparisons${missed_list:+; missed:$missed_list}${unsettled_list:+; unsettled (the spread holds 1):$unsettled_list}"
+echo "# target (ours not slower than rdma_cm per connection): met in $met of $((met + missed + unsettled)) comparisons${missed_list:+; missed:$missed_list}${unsettled_list:+; unsettled (the interval holds 1, or too few pairs):$unsettled_list}"
 echo "# guest load at the end: $(load)"
 [ -n "$prof" ] || exit 0
 
