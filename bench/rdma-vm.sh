@@ -29,7 +29,9 @@ shift || true
 quick=()   # --quick: no QP-count probe, no per-transition figures
 repeats=5  # --repeats K: paired repeats of the concurrent comparisons
 prof=      # --profile PROFBUILD: a frame-pointer build to profile bursts with
-profiles="cold:64 cmshape:256 warm:256 cmtime:64 cmtime:256" # --profiles LIST: which (below)
+# --profiles LIST: which (below); by default every concurrent comparison's
+# two sides
+profiles="cold:64 warm:64 cmshape:64 cold:256 warm:256 cmshape:256 cmtime:64 cmtime:256"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=(--quick); shift ;;

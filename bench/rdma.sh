@@ -8,8 +8,9 @@
 # (paired repeats of the concurrent comparisons, judged on their spread;
 # 5 by default, 0 leaves one run each), QPLAB_BENCH_PROFILE=DIR
 # (a frame-pointer build: profile bursts of ours and of rdma_cm with it),
-# QPLAB_BENCH_PROFILES (which ones: "cold:64 cmshape:256 warm:256
-# cmtime:64 cmtime:256", the default).
+# QPLAB_BENCH_PROFILES (which ones; by default both sides of every
+# concurrent comparison: "cold:64 warm:64 cmshape:64 cold:256 warm:256
+# cmshape:256 cmtime:64 cmtime:256").
 # Then the fan-in phase (bench/fanin-vm.sh) in a second boot, on a 7.x
 # kernel (netns mode: a namespace and an rxe device per host):
 # QPLAB_BENCH_FANIN, the fan-in sizes ("64 256"; "none" skips it).
