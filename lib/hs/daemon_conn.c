@@ -87,9 +87,10 @@ int qphs__conn_accept(struct qphs_daemon *d, int fd, const struct sockaddr *sa)
 	atomic_fetch_add(&d->n_accepted, 1);
 	qphs__timer_arm(d, c, T_REQUEST);
 	/* A client sends its request right after connecting, so it is
-	 * usually here already: read it now, and watch the socket only when
-	 * something is left to wait for.  That spares the epoll_ctl calls and
-	 * a turn of the loop for each request answered at once. */
+	 * often here already (docs/hs.md has how often): read it now, and
+	 * watch the socket only when something is left to wait for.  That
+	 * spares the epoll_ctl calls and a turn of the loop for each request
+	 * answered at once; a request not here yet costs one recv. */
 	read_request(d, c);
 	if (c->state == C_READ)
 		watch(d, c, EPOLLIN);
