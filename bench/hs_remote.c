@@ -215,7 +215,7 @@ static void verdict(const char *what, const double *v, int n, int failed, double
 		    bool at_most)
 {
 	double lo, hi, cov;
-	const char *word;
+	enum verdict j;
 
 	verdicts++;
 	if (failed || n < 1) {
@@ -223,12 +223,12 @@ static void verdict(const char *what, const double *v, int n, int failed, double
 		       n + failed);
 		return;
 	}
-	word = verdict_judge(v, n, bound, at_most, &lo, &hi, &cov);
-	met += !strcmp(word, "MET");
-	unsettled += !strcmp(word, "UNSETTLED");
+	j = verdict_judge(v, n, bound, at_most, &lo, &hi, &cov);
+	met += j == VERDICT_MET;
+	unsettled += j == VERDICT_UNSETTLED || j == VERDICT_TOO_FEW;
 	printf("# %-44s %5.2f (median of %d paired runs; %.1f %% interval %.3f-%.3f; runs "
 	       "%.2f-%.2f) target %s\n",
-	       what, verdict_median(v, n), n, 100 * cov, lo, hi, v[0], v[n - 1], word);
+	       what, verdict_median(v, n), n, 100 * cov, lo, hi, v[0], v[n - 1], verdict_word(j));
 }
 
 static void one_point(struct server *sv, int clients, int stalled, double *lat, const char *log)

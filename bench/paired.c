@@ -33,7 +33,8 @@ int main(int argc, char **argv)
 {
 	double rs[VERDICT_MAX], lo, hi, cov;
 	char line[256], round[32], n[32], cfg[32], ours[64], cm[64];
-	const char *word, *why = "";
+	const char *why = "";
+	enum verdict j;
 	int m = 0, rows = 0;
 	FILE *f;
 
@@ -61,10 +62,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	qsort(rs, (size_t)m, sizeof(rs[0]), cmp_double);
-	word = verdict_judge(rs, m, 1.0, true, &lo, &hi, &cov);
-	if (cov < 0.95)
+	j = verdict_judge(rs, m, 1.0, true, &lo, &hi, &cov);
+	if (j == VERDICT_TOO_FEW)
 		why = " (too few pairs for a 95 % interval: 6 are needed)";
-	else if (!strcmp(word, "UNSETTLED"))
+	else if (j == VERDICT_UNSETTLED)
 		why = " (the interval holds 1)";
 	printf("ratio_%s %.2f (median of %d paired runs", argv[2], verdict_median(rs, m), m);
 	if (m != rows)
@@ -72,6 +73,7 @@ int main(int argc, char **argv)
 	printf(", ours / rdma_cm each:");
 	for (int i = 0; i < m; i++)
 		printf(" %.2f", rs[i]);
-	printf("; %.1f %% interval %.3f-%.3f) target %s%s\n", 100 * cov, lo, hi, word, why);
+	printf("; %.1f %% interval %.3f-%.3f) target %s%s\n", 100 * cov, lo, hi, verdict_word(j),
+	       why);
 	return 0;
 }

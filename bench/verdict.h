@@ -42,20 +42,33 @@ static inline double verdict_interval(const double *v, int n, double *lo, double
 	return 1 - 2 * below[k - 1];
 }
 
-/* "MET", "MISSED" or "UNSETTLED" for n sorted ratios against bound (the
- * target is at most bound when at_most, else at least); the interval and
- * its coverage into *lo, *hi and *cov. */
-static inline const char *verdict_judge(const double *v, int n, double bound, bool at_most,
-					double *lo, double *hi, double *cov)
+enum verdict {
+	VERDICT_MET,
+	VERDICT_MISSED,
+	VERDICT_UNSETTLED, /* the interval holds the bound */
+	VERDICT_TOO_FEW,   /* no interval of 95 %: UNSETTLED too */
+};
+
+/* The word printed after "target". */
+static inline const char *verdict_word(enum verdict v)
+{
+	return v == VERDICT_MET ? "MET" : v == VERDICT_MISSED ? "MISSED" : "UNSETTLED";
+}
+
+/* The verdict for n sorted ratios against bound (the target is at most
+ * bound when at_most, else at least); the interval and its coverage into
+ * *lo, *hi and *cov. */
+static inline enum verdict verdict_judge(const double *v, int n, double bound, bool at_most,
+					 double *lo, double *hi, double *cov)
 {
 	*cov = verdict_interval(v, n, lo, hi);
 	if (*cov < 0.95)
-		return "UNSETTLED";
+		return VERDICT_TOO_FEW;
 	if (at_most ? *hi <= bound : *lo >= bound)
-		return "MET";
+		return VERDICT_MET;
 	if (at_most ? *lo > bound : *hi < bound)
-		return "MISSED";
-	return "UNSETTLED";
+		return VERDICT_MISSED;
+	return VERDICT_UNSETTLED;
 }
 
 #endif
