@@ -81,7 +81,8 @@ help:
 	@echo "make check      the test command: unit tests, the hostile peer, then the lab self-tests"
 	@echo "make hostile    a hostile peer against qplab hs serve on loopback (tests/hostile/run.sh)"
 	@echo "make lab        the scenario catalogue on the best backend"
-	@echo "make unit       Check unit tests only (no RDMA, no root), then check-layers and lint-shell"
+	@echo "make unit       Check unit tests only (no RDMA, no root), then check-layers, lint-shell,"
+	@echo "                the README catalogue check and bench/flame's split test"
 	@echo "make check-layers  the layer rules of README's Layout (tools/check-layers)"
 	@echo "make lint-shell every tracked shell script through shellcheck; set -eu in netns/"
 	@echo "make vmtest     the tests that need rdma_rxe, in the lab VM (one boot per kernel), then vmtest-hosts"
@@ -191,9 +192,10 @@ $(BUILD)/tests/rdma: $(RDMA_OBJ) $(BUILD)/obj/tests/unit/unit_common.o $(STATIC_
 deps-check:
 	@scripts/deps.sh --ensure
 
-unit: deps-check all $(BUILD)/tests/unit check-layers lint-shell
+unit: deps-check all $(BUILD)/tests/unit $(BUILD)/bench/flame check-layers lint-shell
 	QPLAB_BUILD=$(BUILD) $(TEST_PREFIX) $(BUILD)/tests/unit
 	tests/docs/readme-catalogue.sh .
+	tests/bench/flame-split.sh $(BUILD)/bench/flame
 
 # A hostile peer against qplab hs serve on loopback, at a small scale
 # (tests/hostile/run.sh, bench/hs_attack.c --check; about 10 s).
