@@ -58,7 +58,8 @@ name=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["name"])' <<<"$j
 srv=
 stop_server() { [ -z "$srv" ] || { kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null || true; srv=; }; }
 data= # a profile's perf.data while it is written (below)
-trap 'stop_server; [ -z "$data" ] || rm -f "$data"; $topo down --name "$name"' EXIT
+pctl='' pack='' perf_pid='' # its control fifos, and perf while it samples cmtime
+trap 'stop_server; [ -z "$perf_pid" ] || kill -INT "$perf_pid" 2>/dev/null; [ -z "$data" ] || rm -f "$data"; [ -z "$pctl" ] || rm -f "$pctl" "$pack"; $topo down --name "$name"' EXIT
 # The hosts' devices, addresses and netdevs, as the rdma suite names them.
 eval "$(python3 -c '
 import json, sys
@@ -84,6 +85,47 @@ start_server() {
 }
 start_server
 cm_client() { timeout 300 cmtime -s "$B" -b "$A" -c "$1"; }
+# The guest's busy and total CPU ticks so far (/proc/stat, as busy_ms), into
+# cpu_busy and cpu_all, with bash builtins only: no fork between a line of
+# cmtime's and the reading it marks.
+hz=$(getconf CLK_TCK)
+cpu_ticks() {
+	local u n s i w q sq st
+	read -r _ u n s i w q sq st _ </proc/stat
+	cpu_all=$((u + n + s + i + w + q + sq + st)) cpu_busy=$((u + n + s + q + sq + st))
+}
+# cm_timed N FILE [CTL ACK]: one `cmtime -c N` run, its output in FILE, and
+# the guest's CPU over the steps the comparison times, create id ..
+# connect: cmtime (rdma-core 44, librdmacm/examples/cmtime.c, run_client
+# and alloc_nodes) prints "creating id" before its first step and
+# "disconnecting" after the connect step; stdbuf makes it write each line
+# at once.  Sets cm_win_ms (the window's wall time, ms), cm_win_busy_ms
+# and cm_win_pct (busy share of the guest's CPU), or leaves them empty when
+# a line is missing.  With CTL and ACK (perf record --control fifo:CTL,ACK),
+# perf is enabled over the same window.
+cm_timed() {
+	local n=$1 f=$2 ctl=${3:-} ack=${4:-} line t0='' t1='' b0='' a0='' b1='' a1=''
+	cm_win_ms='' cm_win_busy_ms='' cm_win_pct=''
+	while IFS= read -r line; do
+		case $line in
+		"creating id")
+			cpu_ticks
+			t0=$EPOCHREALTIME b0=$cpu_busy a0=$cpu_all
+			[ -z "$ctl" ] || { echo enable >"$ctl" && read -r _ <"$ack"; }
+			;;
+		disconnecting)
+			cpu_ticks
+			t1=$EPOCHREALTIME b1=$cpu_busy a1=$cpu_all
+			[ -z "$ctl" ] || { echo disable >"$ctl" && read -r _ <"$ack"; }
+			;;
+		esac
+		printf '%s\n' "$line"
+	done < <(timeout 300 stdbuf -oL cmtime -s "$B" -b "$A" -c "$n" 2>&1) >"$f"
+	[ -n "$t0" ] && [ -n "$t1" ] && [ "$a1" -gt "$a0" ] || return 0
+	cm_win_ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", (b - a) * 1000}')
+	cm_win_busy_ms=$(((b1 - b0) * 1000 / hz))
+	cm_win_pct=$((100 * (b1 - b0) / (a1 - a0)))
+}
 # ms per connection: the "us / conn" column summed over create id .. connect.
 cm_per_conn() {
 	awk -F: '/^(create id|bind addr|resolve addr|resolve route|create qp|connect) *:/{
@@ -102,13 +144,22 @@ cm_set() { # pass
 	for n in "${ns[@]}"; do
 		echo "# cmtime pass $1: -c $n (all in flight); guest load: $(load)"
 		b0=$(busy_ms)
-		cm_client "$n" | tee "$build/bench/cmtime-$n-p$1.txt" | grep -E 'step|:'
+		cm_timed "$n" "$build/bench/cmtime-$n-p$1.txt"
 		b1=$(busy_ms)
+		grep -E 'step|:' "$build/bench/cmtime-$n-p$1.txt"
 		echo "rdma_cm_p$1_${n}_concurrent_per_conn $(cm_per_conn "$build/bench/cmtime-$n-p$1.txt") ms (create id .. connect, wall time / $n)" | tee -a "$cmout"
-		# Its CPU cost: the whole run (setup, disconnect, destroy, process
-		# start and exit) is all that /proc/stat can bracket, so this is
-		# an upper bound on what its setup alone costs.
-		echo "rdma_cm_p$1_${n}_concurrent_guest_cpu_ms_per_conn_whole_run $(awk -v a="$b0" -v b="$b1" -v n="$n" 'BEGIN {printf "%.3f", (b - a) / n}') ms (upper bound: setup and teardown)" | tee -a "$cmout"
+		# Its CPU cost over the timed steps (from its "creating id" line
+		# to its "disconnecting" line: /proc/stat's ticks, 1000/hz ms
+		# each), and over the whole run (setup, disconnect, destroy,
+		# process start and exit).  Both count its main thread's
+		# sched_yield loop, which spins until a step's last connection
+		# completed (cmtime.c, run_client), as busy.
+		if [ -n "$cm_win_busy_ms" ]; then
+			echo "rdma_cm_p$1_${n}_concurrent_guest_cpu_ms_per_conn $(awk -v b="$cm_win_busy_ms" -v n="$n" 'BEGIN {printf "%.3f", b / n}') ms (create id .. connect: guest CPU busy $cm_win_pct % of ${cm_win_ms} ms)" | tee -a "$cmout"
+		else
+			echo "# cmtime pass $1: -c $n: no \"creating id\" .. \"disconnecting\" window in its output: $(tail -1 "$build/bench/cmtime-$n-p$1.txt")"
+		fi
+		echo "rdma_cm_p$1_${n}_concurrent_guest_cpu_ms_per_conn_whole_run $(awk -v a="$b0" -v b="$b1" -v n="$n" 'BEGIN {printf "%.3f", (b - a) / n}') ms (setup and teardown)" | tee -a "$cmout"
 	done
 }
 ns=("$@")
@@ -213,9 +264,9 @@ for n in "$@"; do
 	done
 done
 # Concurrent bursts are CPU-bound in this guest: guest CPU per connection,
-# ours during the burst against rdma_cm's whole run (an upper bound).
+# ours during the burst against rdma_cm's over its timed steps.
 for n in "$@"; do
-	echo "# guest CPU per connection, $n concurrent: ours cold $(key "endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms, warm $(key "warm_endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms, cmshape $(key "cmshape_endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms; rdma_cm at most $(cm_mean "${n}_concurrent_guest_cpu_ms_per_conn_whole_run") ms (its whole run, teardown included)"
+	echo "# guest CPU per connection, $n concurrent: ours cold $(key "endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms, warm $(key "warm_endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms, cmshape $(key "cmshape_endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms; rdma_cm $(cm_mean "${n}_concurrent_guest_cpu_ms_per_conn") ms over its timed steps (its sched_yield loop included), $(cm_mean "${n}_concurrent_guest_cpu_ms_per_conn_whole_run") ms its whole run"
 done
 echo "# target (ours not slower than rdma_cm per connection): met in $met of $((met + missed + unsettled)) comparisons${missed_list:+; missed:$missed_list}${unsettled_list:+; unsettled (the interval holds 1, or too few pairs):$unsettled_list}"
 echo "# guest load at the end: $(load)"
@@ -227,37 +278,60 @@ echo "# guest load at the end: $(load)"
 # PMU).  --profiles lists them, CONFIG:N each: a burst of ours
 # (cold, warm, cmshape), sampled only while it runs (rdma_setup opens and
 # closes the window through QPLAB_BENCH_PERF_CTL), or cmtime:N, rdma_cm's
-# burst, sampled for cmtime's whole client run (its teardown is split out
-# by kind).  Stacks are folded and drawn by bench/flame, and split by whose
-# code and what work, with the CPU ms per connection of each kind; the
-# figures of these runs are not the bench's.
+# burst, sampled over the steps the comparison times (cm_timed).  Stacks
+# are folded and drawn by bench/flame, and split by whose code and what
+# work, with the CPU ms per connection of each kind; the figures of these
+# runs are not the bench's.  A burst of ours also gets its floor: the CPU
+# of the work the rules fix (flame split's "fixed") spread over the
+# guest's CPUs, against rdma_cm's figures of this run.
 # The samples go to the guest's own /run: perf's writes to the build
 # directory, the host's over 9p, fail ("failed to write perf data, error:
 # Bad address", linux-perf 6.1 on a 7.2 guest).
 nm --defined-only "$prof/libqphs.a" 2>/dev/null | awk '$2 ~ /^[tT]$/ {print $3}' | sort -u >"$build/bench/profile-own.txt"
 profile_one() { # CONFIG N
-	local cfg=$1 n=$2 tag=$1-$2 ctl ack what
+	local cfg=$1 n=$2 tag=$1-$2 what
 	data=$(mktemp /run/qplab-perf-data.XXXXXX)
+	pctl=$(mktemp -u /run/qplab-perf-ctl.XXXXXX)
+	pack=$(mktemp -u /run/qplab-perf-ack.XXXXXX)
+	mkfifo -m 600 "$pctl" "$pack"
 	if [ "$cfg" = cmtime ]; then
-		what="rdma_cm (cmtime -c $n) burst, its whole client run"
+		what="rdma_cm (cmtime -c $n) burst, its timed steps (create id .. connect)"
 		start_server
 		echo "# profile: $what (perf record -a -g -e cpu-clock)"
-		timeout 900 perf record -a -g -e cpu-clock -c 1000000 -o "$data" -- \
-			timeout 300 cmtime -s "$B" -b "$A" -c "$n" >"$build/bench/profile-guest-$tag-run.txt" 2>&1 ||
-			echo "# profile: perf record failed: $(tail -3 "$build/bench/profile-guest-$tag-run.txt")"
+		# perf samples the whole guest from cmtime's "creating id" line
+		# to its "disconnecting" line (cm_timed).  It is up (it answered
+		# a first command) before cmtime starts, and stopped by its pid
+		# (SIGINT: it writes its data and exits 130).
+		perf record -a -g -e cpu-clock -c 1000000 -D -1 --control "fifo:$pctl,$pack" \
+			-o "$data" -- sleep 800 >"$build/bench/profile-guest-$tag-perf.txt" 2>&1 &
+		perf_pid=$!
+		# shellcheck disable=SC2016 # the inner shell expands its own $1, $2
+		if timeout 60 bash -c 'echo disable >"$1" && read -r _ <"$2"' _ "$pctl" "$pack"; then
+			cm_timed "$n" "$build/bench/profile-guest-$tag-run.txt" "$pctl" "$pack"
+			if [ -n "$cm_win_ms" ]; then
+				echo "# profile: cmtime -c $n: create id .. connect took $cm_win_ms ms, the guest's CPU $cm_win_pct % busy; $(cm_per_conn "$build/bench/profile-guest-$tag-run.txt") ms per connection"
+			else
+				echo "# profile: cmtime -c $n gave no timed window: $(tail -1 "$build/bench/profile-guest-$tag-run.txt")"
+			fi
+		else
+			echo "# profile: perf record did not start: $(tail -3 "$build/bench/profile-guest-$tag-perf.txt")"
+		fi
+		kill -INT "$perf_pid" 2>/dev/null || true
+		wait "$perf_pid" || true
+		perf_pid=
+		grep -q "Captured and wrote" "$build/bench/profile-guest-$tag-perf.txt" ||
+			echo "# profile: perf record failed: $(tail -3 "$build/bench/profile-guest-$tag-perf.txt")"
 		stop_server
 	else
 		what="$cfg $n-concurrent burst of ours"
-		ctl=$(mktemp -u /run/qplab-perf-ctl.XXXXXX)
-		ack=$(mktemp -u /run/qplab-perf-ack.XXXXXX)
-		mkfifo -m 600 "$ctl" "$ack"
 		echo "# profile: $what (perf record -a -g -e cpu-clock)"
-		QPLAB_BENCH_PERF_CTL=$ctl QPLAB_BENCH_PERF_ACK=$ack QPLAB_BENCH_CONFIGS=$cfg QPLAB_BENCH_MODES=concurrent \
-			timeout 900 perf record -a -g -e cpu-clock -c 1000000 -D -1 --control "fifo:$ctl,$ack" \
+		QPLAB_BENCH_PERF_CTL=$pctl QPLAB_BENCH_PERF_ACK=$pack QPLAB_BENCH_CONFIGS=$cfg QPLAB_BENCH_MODES=concurrent \
+			timeout 900 perf record -a -g -e cpu-clock -c 1000000 -D -1 --control "fifo:$pctl,$pack" \
 			-o "$data" -- "$prof/bench/rdma_setup" --quick "$n" >"$build/bench/profile-guest-$tag-run.txt" 2>&1 ||
 			echo "# profile: perf record failed: $(tail -3 "$build/bench/profile-guest-$tag-run.txt")"
-		rm -f "$ctl" "$ack"
 	fi
+	rm -f "$pctl" "$pack"
+	pctl='' pack=''
 	timeout 600 perf script -i "$data" -F comm,ip,sym,dso 2>/dev/null | "$build/bench/flame" fold >"$build/bench/profile-guest-$tag.folded"
 	rm -f "$data"
 	data=
@@ -266,7 +340,28 @@ profile_one() { # CONFIG N
 	echo "# profile: $build/bench/profile-guest-$tag.svg; the costliest functions:"
 	"$build/bench/flame" top 20 <"$build/bench/profile-guest-$tag.folded"
 	# Whose code and what work: libqphs's own functions are its archive's.
-	"$build/bench/flame" split "$build/bench/profile-own.txt" "$n" <"$build/bench/profile-guest-$tag.folded"
+	# A burst of ours also gets the floor that the work the rules fix
+	# (Mooncake's QP shape created and modified, the protocol's TCP calls)
+	# sets on this guest's CPUs.
+	if [ "$cfg" = cmtime ]; then
+		"$build/bench/flame" split "$build/bench/profile-own.txt" "$n" <"$build/bench/profile-guest-$tag.folded"
+	else
+		local split floor
+		split=$("$build/bench/flame" split "$build/bench/profile-own.txt" "$n" "$(nproc)" <"$build/bench/profile-guest-$tag.folded")
+		echo "$split"
+		floor=$(awk '$1 == "fixed" {for (i = 1; i < NF; i++) if ($i == "least") print $(i + 1)}' <<<"$split")
+		# Against rdma_cm's per connection in this run (the pairs file:
+		# round 0 and the repeats): its median and range.
+		[ -z "$floor" ] || awk -v n="$n" '$2 == n && $3 == "cold_" && $5 + 0 > 0 {print $5}' "$pairs" | sort -n |
+			awk -v f="$floor" -v cfg="$cfg" -v n="$n" -v cpus="$(nproc)" '{v[NR] = $1} END {
+				if (!NR) exit
+				m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+				printf "# floor: %s %d: the work the rules fix takes at least %.3f ms per connection on %d CPUs; rdma_cm took %.3f ms (median of this run'"'"'s %d figures, %.3f-%.3f): ", cfg, n, f, cpus, m, NR, v[1], v[NR]
+				if (f > v[NR]) print "over all of them, so the target is out of reach under the rules"
+				else if (f > m) print "over the median, not over all"
+				else print "under the median, so the target is within reach"
+			}'
+	fi
 }
 for p in $profiles; do
 	case $p in
