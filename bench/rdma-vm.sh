@@ -266,7 +266,8 @@ done
 # Concurrent bursts are CPU-bound in this guest: guest CPU per connection,
 # ours during the burst against rdma_cm's over its timed steps.
 for n in "$@"; do
-	echo "# guest CPU per connection, $n concurrent: ours cold $(key "endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms, warm $(key "warm_endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms, cmshape $(key "cmshape_endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms; rdma_cm $(cm_mean "${n}_concurrent_guest_cpu_ms_per_conn") ms over its timed steps (its sched_yield loop included), $(cm_mean "${n}_concurrent_guest_cpu_ms_per_conn_whole_run") ms its whole run"
+	cmw=$(cm_mean "${n}_concurrent_guest_cpu_ms_per_conn") cmr=$(cm_mean "${n}_concurrent_guest_cpu_ms_per_conn_whole_run")
+	echo "# guest CPU per connection, $n concurrent: ours cold $(key "endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms, warm $(key "warm_endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms, cmshape $(key "cmshape_endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms; rdma_cm ${cmw:-n/a} ms over its timed steps (its sched_yield loop included), ${cmr:-n/a} ms its whole run"
 done
 echo "# target (ours not slower than rdma_cm per connection): met in $met of $((met + missed + unsettled)) comparisons${missed_list:+; missed:$missed_list}${unsettled_list:+; unsettled (the interval holds 1, or too few pairs):$unsettled_list}"
 echo "# guest load at the end: $(load)"
