@@ -82,7 +82,7 @@ help:
 	@echo "make hostile    a hostile peer against qplab hs serve on loopback (tests/hostile/run.sh)"
 	@echo "make lab        the scenario catalogue on the best backend"
 	@echo "make unit       Check unit tests only (no RDMA, no root), then check-layers, lint-shell,"
-	@echo "                the README catalogue check and bench/flame's split test"
+	@echo "                the README catalogue check and tests/bench/flame.sh"
 	@echo "make check-layers  the layer rules of README's Layout (tools/check-layers)"
 	@echo "make lint-shell every tracked shell script through shellcheck; set -eu in netns/"
 	@echo "make vmtest     the tests that need rdma_rxe, in the lab VM (one boot per kernel), then vmtest-hosts"
@@ -195,7 +195,7 @@ deps-check:
 unit: deps-check all $(BUILD)/tests/unit $(BUILD)/bench/flame check-layers lint-shell
 	QPLAB_BUILD=$(BUILD) $(TEST_PREFIX) $(BUILD)/tests/unit
 	tests/docs/readme-catalogue.sh .
-	tests/bench/flame-split.sh $(BUILD)/bench/flame
+	tests/bench/flame.sh $(BUILD)/bench/flame
 
 # A hostile peer against qplab hs serve on loopback, at a small scale
 # (tests/hostile/run.sh, bench/hs_attack.c --check; about 10 s).

@@ -117,7 +117,14 @@ static void frame_name(char *line, char *out, size_t outlen)
 		p = slash ? slash + 1 : dso + 1;
 		snprintf(out, outlen, p[0] == '[' ? "%s" : "[%s]", p);
 	} else {
-		snprintf(out, outlen, "%s%s", p, kernel ? " [k]" : "");
+		/* A name cut to fit keeps its kernel mark. */
+		size_t mark = kernel ? strlen(" [k]") : 0, n = strlen(p);
+
+		if (n + mark >= outlen)
+			n = outlen - 1 - mark;
+		memcpy(out, p, n);
+		memcpy(out + n, " [k]", mark);
+		out[n + mark] = '\0';
 	}
 	for (char *c = out; *c; c++)
 		if (*c == ';')

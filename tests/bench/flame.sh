@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# bench/flame's split on a hand-made folded profile whose counts are
+# bench/flame on hand-made input.  fold: perf script's text into stacks,
+# a kernel frame keeping its mark when its name is cut to fit.  split: a
+# folded profile whose counts are
 # chosen so that every figure follows by hand: 100 samples, 2 connections,
 # 2 CPUs.  The work the rules fix is 10 connect + 4 QP create (waiting for
 # mmap's lock) + 6 mmap = 20 samples, 10 ms per connection, 2 of them
 # waiting for a lock; its floor is (20 - 4) / 2 connections / 2 CPUs =
 # 4 ms per connection.  setsockopt, futex and sched_yield are not fixed.
-# Usage: tests/bench/flame-split.sh FLAME
+# Usage: tests/bench/flame.sh FLAME
 set -eu -o pipefail
 
-flame=${1:?usage: tests/bench/flame-split.sh FLAME}
+flame=${1:?usage: tests/bench/flame.sh FLAME}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf 'qphs_connect\n' >"$tmp/own"
@@ -49,5 +51,18 @@ if "$flame" split "$tmp/own" 2 0 <"$tmp/folded" >/dev/null 2>"$tmp/err"; then
 	bad=1
 else
 	echo "ok - CPUS 0 is refused ($(head -1 "$tmp/err"))"
+fi
+# fold: one sample of three frames (the innermost first, as perf script
+# prints them), one whose kernel frame has a 300-character name.
+long=$(printf 'k%.0s' $(seq 300))
+printf 'rdma_setup\n\tffffffff81000000 do_syscall_64+0x10 ([kernel.kallsyms])\n\t7f0000000000 qphs_connect+0x20 (/x/libqphs.so)\n\t7f0000000001 [unknown] (/usr/lib/libibverbs.so.1)\n\nqphs-loop\n\tffffffff81000001 %s+0x1 ([kernel.kallsyms])\n\n' "$long" |
+	"$flame" fold >"$tmp/out"
+expect "fold: callers first, unknown frames named by their library" "rdma_setup;[libibverbs.so.1];qphs_connect;do_syscall_64 [k] 1"
+if grep -qE "^qphs-loop;k{200,} \[k\] 1\$" "$tmp/out"; then
+	echo "ok - fold: a name cut to fit keeps its kernel mark"
+else
+	echo "not ok - fold: a name cut to fit keeps its kernel mark:"
+	sed 's/^/#   /' "$tmp/out"
+	bad=1
 fi
 exit $bad
