@@ -94,6 +94,13 @@ cpu_ticks() {
 	read -r _ u n s i w q sq st _ </proc/stat
 	cpu_all=$((u + n + s + i + w + q + sq + st)) cpu_busy=$((u + n + s + q + sq + st))
 }
+# perf_cmd CMD CTL ACK: one command to perf record --control fifo:CTL,ACK,
+# waiting for its "ack"; bounded, since a perf that died would leave both
+# fifos without a peer.
+perf_cmd() {
+	# shellcheck disable=SC2016 # the inner shell expands its own $1..$3
+	timeout 30 bash -c 'echo "$1" >"$2" && read -r _ <"$3"' _ "$@"
+}
 # cm_timed N FILE [CTL ACK]: one `cmtime -c N` run, its output in FILE, and
 # the guest's CPU over the steps the comparison times, create id ..
 # connect: cmtime (rdma-core 44, librdmacm/examples/cmtime.c, run_client
@@ -111,12 +118,12 @@ cm_timed() {
 		"creating id")
 			cpu_ticks
 			t0=$EPOCHREALTIME b0=$cpu_busy a0=$cpu_all
-			[ -z "$ctl" ] || { echo enable >"$ctl" && read -r _ <"$ack"; }
+			[ -z "$ctl" ] || perf_cmd enable "$ctl" "$ack" || echo "# perf did not answer enable" >&2
 			;;
 		disconnecting)
 			cpu_ticks
 			t1=$EPOCHREALTIME b1=$cpu_busy a1=$cpu_all
-			[ -z "$ctl" ] || { echo disable >"$ctl" && read -r _ <"$ack"; }
+			[ -z "$ctl" ] || perf_cmd disable "$ctl" "$ack" || echo "# perf did not answer disable" >&2
 			;;
 		esac
 		printf '%s\n' "$line"
@@ -284,7 +291,7 @@ echo "# guest load at the end: $(load)"
 # work, with the CPU ms per connection of each kind; the figures of these
 # runs are not the bench's.  A burst of ours also gets its floor: the CPU
 # of the work the rules fix (flame split's "fixed") spread over the
-# guest's CPUs, against rdma_cm's figures of this run.
+# guest's CPUs, judged against rdma_cm on this run's pairs (below).
 # The samples go to the guest's own /run: perf's writes to the build
 # directory, the host's over 9p, fail ("failed to write perf data, error:
 # Bad address", linux-perf 6.1 on a 7.2 guest).
@@ -306,8 +313,7 @@ profile_one() { # CONFIG N
 		perf record -a -g -e cpu-clock -c 1000000 -D -1 --control "fifo:$pctl,$pack" \
 			-o "$data" -- sleep 800 >"$build/bench/profile-guest-$tag-perf.txt" 2>&1 &
 		perf_pid=$!
-		# shellcheck disable=SC2016 # the inner shell expands its own $1, $2
-		if timeout 60 bash -c 'echo disable >"$1" && read -r _ <"$2"' _ "$pctl" "$pack"; then
+		if perf_cmd disable "$pctl" "$pack"; then
 			cm_timed "$n" "$build/bench/profile-guest-$tag-run.txt" "$pctl" "$pack"
 			if [ -n "$cm_win_ms" ]; then
 				echo "# profile: cmtime -c $n: create id .. connect took $cm_win_ms ms, the guest's CPU $cm_win_pct % busy; $(cm_per_conn "$build/bench/profile-guest-$tag-run.txt") ms per connection"
