@@ -96,34 +96,41 @@ cpu_ticks() {
 }
 # perf_cmd CMD CTL ACK: one command to perf record --control fifo:CTL,ACK,
 # waiting for its "ack"; bounded, since a perf that died would leave both
-# fifos without a peer.
+# fifos without a peer.  It forks: not for a moment that is being timed.
 perf_cmd() {
 	# shellcheck disable=SC2016 # the inner shell expands its own $1..$3
 	timeout 30 bash -c 'echo "$1" >"$2" && read -r _ <"$3"' _ "$@"
 }
-# cm_timed N FILE [CTL ACK]: one `cmtime -c N` run, its output in FILE, and
+# perf_fd_cmd CMD: the same on the fifos held open as ctl_fd and ack_fd,
+# with builtins only (no fork between a line of cmtime's and perf's
+# window); a perf gone away is a write error (SIGPIPE ignored meanwhile)
+# or a read that times out.
+perf_fd_cmd() {
+	echo "$1" >&"$ctl_fd" && read -r -t 30 -u "$ack_fd" _
+}
+# cm_timed N FILE [PERF]: one `cmtime -c N` run, its output in FILE, and
 # the guest's CPU over the steps the comparison times, create id ..
 # connect: cmtime (rdma-core 44, librdmacm/examples/cmtime.c, run_client
 # and alloc_nodes) prints "creating id" before its first step and
 # "disconnecting" after the connect step; stdbuf makes it write each line
 # at once.  Sets cm_win_ms (the window's wall time, ms), cm_win_busy_ms
 # and cm_win_pct (busy share of the guest's CPU), or leaves them empty when
-# a line is missing.  With CTL and ACK (perf record --control fifo:CTL,ACK),
-# perf is enabled over the same window.
+# a line is missing.  With PERF (1), perf is enabled over the same window
+# through ctl_fd and ack_fd (perf_fd_cmd).
 cm_timed() {
-	local n=$1 f=$2 ctl=${3:-} ack=${4:-} line t0='' t1='' b0='' a0='' b1='' a1=''
+	local n=$1 f=$2 perf=${3:-} line t0='' t1='' b0='' a0='' b1='' a1=''
 	cm_win_ms='' cm_win_busy_ms='' cm_win_pct=''
 	while IFS= read -r line; do
 		case $line in
 		"creating id")
 			cpu_ticks
 			t0=$EPOCHREALTIME b0=$cpu_busy a0=$cpu_all
-			[ -z "$ctl" ] || perf_cmd enable "$ctl" "$ack" || echo "# perf did not answer enable" >&2
+			[ -z "$perf" ] || perf_fd_cmd enable || echo "# perf did not answer enable" >&2
 			;;
 		disconnecting)
 			cpu_ticks
 			t1=$EPOCHREALTIME b1=$cpu_busy a1=$cpu_all
-			[ -z "$ctl" ] || perf_cmd disable "$ctl" "$ack" || echo "# perf did not answer disable" >&2
+			[ -z "$perf" ] || perf_fd_cmd disable || echo "# perf did not answer disable" >&2
 			;;
 		esac
 		printf '%s\n' "$line"
@@ -314,7 +321,11 @@ profile_one() { # CONFIG N
 			-o "$data" -- sleep 800 >"$build/bench/profile-guest-$tag-perf.txt" 2>&1 &
 		perf_pid=$!
 		if perf_cmd disable "$pctl" "$pack"; then
-			cm_timed "$n" "$build/bench/profile-guest-$tag-run.txt" "$pctl" "$pack"
+			exec {ctl_fd}>"$pctl" {ack_fd}<"$pack"
+			trap '' PIPE
+			cm_timed "$n" "$build/bench/profile-guest-$tag-run.txt" 1
+			trap - PIPE
+			exec {ctl_fd}>&- {ack_fd}<&-
 			if [ -n "$cm_win_ms" ]; then
 				echo "# profile: cmtime -c $n: create id .. connect took $cm_win_ms ms, the guest's CPU $cm_win_pct % busy; $(cm_per_conn "$build/bench/profile-guest-$tag-run.txt") ms per connection"
 			else
