@@ -187,6 +187,7 @@ static int fold(void)
 	qsort(all, n, sizeof(*all), cmp_stack);
 	for (i = 0; i < n; i++)
 		printf("%s %lu\n", all[i]->key, all[i]->n);
+	free(all);
 	return 0;
 }
 
@@ -210,6 +211,20 @@ static struct node *child(struct node *parent, const char *name)
 	k->sibling = parent->kids;
 	parent->kids = k;
 	return k;
+}
+
+/* Frees the nodes under root (the root itself is the caller's). */
+static void free_kids(struct node *root)
+{
+	struct node *k = root->kids, *next;
+
+	for (; k; k = next) {
+		next = k->sibling;
+		free_kids(k);
+		free(k->name);
+		free(k);
+	}
+	root->kids = NULL;
 }
 
 /* Reads FOLDED into root; returns 0 or -1 on a malformed line. */
@@ -336,8 +351,10 @@ static int svg(const char *title)
 	struct node root = {.name = (char *)"all"};
 	int height;
 
-	if (read_folded(&root) != 0)
+	if (read_folded(&root) != 0) {
+		free_kids(&root);
 		return 1;
+	}
 	if (!root.total) {
 		fprintf(stderr, "flame: no samples\n");
 		return 1;
@@ -353,6 +370,7 @@ static int svg(const char *title)
 	printf(" (%lu samples)</text>\n", root.total);
 	draw(&root, 0, 0, height, root.total);
 	printf("</svg>\n");
+	free_kids(&root);
 	return 0;
 }
 
@@ -425,8 +443,10 @@ static int top(int n)
 	static const struct node *path[MAX_DEPTH * 4 + 1];
 	struct node root = {.name = (char *)"all"};
 
-	if (read_folded(&root) != 0 || !root.total)
+	if (read_folded(&root) != 0 || !root.total) {
+		free_kids(&root);
 		return 1;
+	}
 	for (const struct node *k = root.kids; k; k = k->sibling)
 		tally(k, path, 0);
 	qsort(fns, nfns, sizeof(*fns), cmp_self);
@@ -439,6 +459,7 @@ static int top(int n)
 	for (size_t i = 0; i < nfns && (int)i < n; i++)
 		printf("total %6.2f%%  %s\n", 100.0 * (double)fns[i].total / (double)root.total,
 		       fns[i].name);
+	free_kids(&root);
 	return 0;
 }
 
