@@ -48,6 +48,7 @@
 #include "qphs.h"
 #include "procstat.h"
 #include "rss.h"
+#include "sortd.h"
 
 #define FANIN_MAX_CLIENTS 7 /* netns/topo: 8 hosts, one is the target */
 #define FANIN_MAX_N 1024
@@ -66,13 +67,6 @@ static void die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* One line from f without its newline; dies on end of file (the other
@@ -279,7 +273,7 @@ static void clients_report(struct server *s, int n, double go_at, long syn0)
 			first = i;
 		}
 	}
-	qsort(ms, (size_t)n, sizeof(*ms), cmp_d);
+	sortd(ms, (size_t)n);
 	/* err= comes last: the text may hold spaces. */
 	printf("result ok=%d late=%.3f last=%.3f median=%.3f max=%.3f syn=%ld "
 	       "ph=%.3f,%.3f,%.3f,%.3f,%.3f,%.3f err=%s\n",

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "rss.h"
+#include "sortd.h"
 
 #define MAX_SAMPLES 100000
 #define PROBE_REPLY "{\"status\":\"success\"}"
@@ -203,13 +204,6 @@ static void *prober_main(void *arg)
 	return NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 struct figures {
 	double p50, p99, max;
 	int n, failed;
@@ -222,7 +216,7 @@ static struct figures prober_stop(struct prober *p)
 	p->stop = true;
 	pthread_join(p->thread, NULL);
 	if (p->n) {
-		qsort(p->lat, (size_t)p->n, sizeof(double), cmp_double);
+		sortd(p->lat, (size_t)p->n);
 		f.p50 = p->lat[p->n / 2];
 		f.p99 = p->lat[(size_t)(p->n * 0.99)];
 		f.max = p->lat[p->n - 1];

@@ -198,7 +198,7 @@ static int paired(const struct point *p, int a, int b, int by_cpu, double *v, in
 		if (x > 0 && y > 0 && isfinite(x / y))
 			v[(*n)++] = x / y;
 	}
-	qsort(v, (size_t)*n, sizeof(v[0]), cmp_double);
+	sortd(v, (size_t)*n);
 	return REMOTE_REPS - *n;
 }
 
@@ -288,7 +288,7 @@ static void log_verdict(void)
 
 	if (n_onoff < 8)
 		return;
-	qsort(onoff, (size_t)n_onoff, sizeof(onoff[0]), cmp_double);
+	sortd(onoff, (size_t)n_onoff);
 	snprintf(what, sizeof(what), "all points: CPU/hs log on/off, %d runs", n_onoff);
 	verdict(what, onoff, n_onoff, onoff_failed, 1.05, true);
 }

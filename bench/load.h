@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "qphs.h"
+#include "sortd.h"
 
 #define RUN_MS 300
 #define REPS 7      /* hs_load's repetitions */
@@ -283,13 +284,6 @@ static void open_stalled(uint16_t port, int *fds, int n)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 struct figures {
 	double rate, p50, p99, max;
 	double cpu_us; /* the server's CPU time per handshake */
@@ -321,7 +315,7 @@ static struct figures measure(uint16_t port, int type, int clients, double *lat,
 		f.cpu_us = (cpu(arg) - c0) * 1e6 / r.done;
 	f.errors = r.errors;
 	if (n) {
-		qsort(lat, n, sizeof(*lat), cmp_double);
+		sortd(lat, n);
 		f.p50 = lat[n / 2] * 1e3;
 		f.p99 = lat[(size_t)(n * 0.99)] * 1e3;
 		f.max = lat[n - 1] * 1e3;
@@ -351,7 +345,7 @@ static struct figures median(struct figures *f, int n)
 	do {                                                                   \
 		for (int i = 0; i < n; i++)                                    \
 			v[i] = f[i].field;                                     \
-		qsort(v, (size_t)n, sizeof(double), cmp_double);               \
+		sortd(v, (size_t)n);                                           \
 		m.field = v[n / 2];                                            \
 	} while (0)
 	MEDIAN_OF(p50);

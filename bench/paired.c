@@ -11,14 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sortd.h"
 #include "verdict.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* A positive number, or 0 for anything else ("-", "n/a", garbage). */
 static double figure(const char *s)
@@ -61,7 +55,7 @@ int main(int argc, char **argv)
 		       rows);
 		return 0;
 	}
-	qsort(rs, (size_t)m, sizeof(rs[0]), cmp_double);
+	sortd(rs, (size_t)m);
 	j = verdict_judge(rs, m, 1.0, true, &lo, &hi, &cov);
 	if (j == VERDICT_TOO_FEW)
 		why = " (too few pairs for a 95 % interval: 6 are needed)";

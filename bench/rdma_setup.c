@@ -30,6 +30,7 @@
 #include "qphs/probe.h"
 #include "procstat.h"
 #include "rss.h"
+#include "sortd.h"
 
 #define QP_PROBE_CAP 2048
 #define SETUP_REPEAT 20
@@ -48,18 +49,11 @@ static void die(const char *what, int rc, const char *text)
 	exit(1);
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void stats(const char *name, double *v, int n, const char *unit)
 {
 	double sum = 0;
 
-	qsort(v, (size_t)n, sizeof(*v), cmp_d);
+	sortd(v, (size_t)n);
 	for (int i = 0; i < n; i++)
 		sum += v[i];
 	printf("%s_median %.3f %s\n%s_mean %.3f %s\n%s_p90 %.3f %s\n%s_min %.3f %s\n", name,
