@@ -59,7 +59,18 @@ srv=
 stop_server() { [ -z "$srv" ] || { kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null || true; srv=; }; }
 data= # a profile's perf.data while it is written (below)
 pctl='' pack='' perf_pid='' # its control fifos, and perf while it samples cmtime
-trap 'stop_server; [ -z "$perf_pid" ] || kill -INT "$perf_pid" 2>/dev/null; [ -z "$data" ] || rm -f "$data"; [ -z "$pctl" ] || rm -f "$pctl" "$pack"; $topo down --name "$name"' EXIT
+bindir= # our bench programs' copies in the guest's memory (below)
+trap 'stop_server; [ -z "$perf_pid" ] || kill -INT "$perf_pid" 2>/dev/null; [ -z "$data" ] || rm -f "$data"; [ -z "$pctl" ] || rm -f "$pctl" "$pack"; [ -z "$bindir" ] || rm -rf "$bindir"; $topo down --name "$name"' EXIT
+# rdma_setup runs from a copy in /run, a tmpfs in the guest's memory, as
+# cmtime runs from the guest's root, whose pages the guest's page cache
+# keeps (netns/vm-init mounts it with cache=loose).  The build directory
+# is shared over 9p without a cache: run from there, a process's first
+# touches of its code pages were reads from the host inside the timed
+# burst (a profile of a warm burst, the binary's first run in its boot:
+# filemap_fault, then p9_client_read, under qphs_connect's callees).
+bindir=$(mktemp -d /run/qplab-bench-bin.XXXXXX)
+cp "$build/bench/rdma_setup" "$bindir/rdma_setup"
+[ -z "$prof" ] || cp "$prof/bench/rdma_setup" "$bindir/rdma_setup-prof"
 # The hosts' devices, addresses and netdevs, as the rdma suite names them.
 eval "$(python3 -c '
 import json, sys
@@ -182,7 +193,7 @@ cmout=$build/bench/cmtime.txt
 cm_client 4 >/dev/null 2>&1 || true # ARP, CM and module warm-up
 cm_set 1
 echo "# rdma_setup on $QPLAB_RDMA_DEVS ($(uname -r)); guest load: $(load)"
-timeout 2400 "$build/bench/rdma_setup" "${quick[@]}" "$@" | tee "$out"
+timeout 2400 "$bindir/rdma_setup" "${quick[@]}" "$@" | tee "$out"
 cm_set 2
 
 key() { awk -v k="$1" '$1 == k {print $2}' "$2"; }
@@ -209,7 +220,7 @@ run_cm() {
 	cm_client "$n" >"$cmf" 2>&1 || echo "# repeat $r: cmtime -c $n failed: $(tail -1 "$cmf")"
 }
 run_ours() {
-	QPLAB_BENCH_MODES=concurrent timeout 1200 "$build/bench/rdma_setup" --quick "$n" >"$ours" 2>&1 ||
+	QPLAB_BENCH_MODES=concurrent timeout 1200 "$bindir/rdma_setup" --quick "$n" >"$ours" 2>&1 ||
 		echo "# repeat $r: rdma_setup $n failed: $(tail -1 "$ours")"
 }
 for n in "$@"; do pair_lines 0 "$n" "$out" "$(cm_mean "${n}_concurrent_per_conn")"; done
@@ -345,7 +356,7 @@ profile_one() { # CONFIG N
 		echo "# profile: $what (perf record -a -g -e cpu-clock)"
 		QPLAB_BENCH_PERF_CTL=$pctl QPLAB_BENCH_PERF_ACK=$pack QPLAB_BENCH_CONFIGS=$cfg QPLAB_BENCH_MODES=concurrent \
 			timeout 900 perf record -a -g -e cpu-clock -c 1000000 -D -1 --control "fifo:$pctl,$pack" \
-			-o "$data" -- "$prof/bench/rdma_setup" --quick "$n" >"$build/bench/profile-guest-$tag-run.txt" 2>&1 ||
+			-o "$data" -- "$bindir/rdma_setup-prof" --quick "$n" >"$build/bench/profile-guest-$tag-run.txt" 2>&1 ||
 			echo "# profile: perf record failed: $(tail -3 "$build/bench/profile-guest-$tag-run.txt")"
 	fi
 	rm -f "$pctl" "$pack"
