@@ -314,8 +314,14 @@ echo "# guest load at the end: $(load)"
 # directory, the host's over 9p, fail ("failed to write perf data, error:
 # Bad address", linux-perf 6.1 on a 7.2 guest).
 nm --defined-only "$prof/libqphs.a" 2>/dev/null | awk '$2 ~ /^[tT]$/ {print $3}' | sort -u >"$build/bench/profile-own.txt"
-profile_one() { # CONFIG N
+# A CONFIG:N listed K times is profiled K times (tags CONFIG-N, then
+# CONFIG-N-2 ..): each burst's floor is judged on its own, and a summary
+# line per burst of ours says in how many the floor missed, since a
+# floor's interval holds the pairs' spread but not its burst's own.
+declare -A floor_runs=() floor_words=() floor_shares=()
+profile_one() { # CONFIG N K
 	local cfg=$1 n=$2 tag=$1-$2 what
+	[ "${3:-1}" = 1 ] || tag=$tag-$3
 	data=$(mktemp /run/qplab-perf-data.XXXXXX)
 	pctl=$(mktemp -u /run/qplab-perf-ctl.XXXXXX)
 	pack=$(mktemp -u /run/qplab-perf-ack.XXXXXX)
@@ -375,7 +381,7 @@ profile_one() { # CONFIG N
 	if [ "$cfg" = cmtime ]; then
 		"$build/bench/flame" split "$build/bench/profile-own.txt" "$n" <"$build/bench/profile-guest-$tag.folded"
 	else
-		local split floor wall phi fpairs verdict
+		local split floor wall phi fpairs verdict w
 		split=$("$build/bench/flame" split "$build/bench/profile-own.txt" "$n" "$(nproc)" <"$build/bench/profile-guest-$tag.folded")
 		echo "$split"
 		floor=$(awk '$1 == "fixed" {for (i = 1; i < NF; i++) if ($i == "least") print $(i + 1)}' <<<"$split")
@@ -398,6 +404,10 @@ profile_one() { # CONFIG N
 			# verdict reads "floor", not "target".
 			verdict=${verdict/) target /) floor }
 			echo "$verdict"
+			w=${verdict##*) floor }
+			case $verdict in *" n/a "*) w=n/a ;; esac
+			floor_words[$cfg:$n]+=" ${w%% *}"
+			floor_shares[$cfg:$n]+=" $phi"
 			case $verdict in
 			*" n/a "*) echo "# floor: $cfg $n: no paired runs to set it against" ;;
 			*"floor MISSED"*) echo "# floor: $cfg $n: the work the rules fix alone is slower than rdma_cm: out of reach under the rules" ;;
@@ -409,7 +419,17 @@ profile_one() { # CONFIG N
 }
 for p in $profiles; do
 	case $p in
-	cold:[0-9]* | warm:[0-9]* | cmshape:[0-9]* | cmtime:[0-9]*) profile_one "${p%%:*}" "${p#*:}" ;;
+	cold:[0-9]* | warm:[0-9]* | cmshape:[0-9]* | cmtime:[0-9]*)
+		floor_runs[$p]=$((${floor_runs[$p]:-0} + 1))
+		profile_one "${p%%:*}" "${p#*:}" "${floor_runs[$p]}" ;;
 	*) echo "# profile: --profiles: '$p' is not CONFIG:N (cold, warm, cmshape or cmtime)" ;;
 	esac
+done
+for p in $(printf '%s\n' "${!floor_shares[@]}" | sort -t: -k2,2n -k1,1); do
+	read -r -a words <<<"${floor_words[$p]}"
+	fmet=0 fmissed=0
+	for w in "${words[@]}"; do
+		case $w in MET) fmet=$((fmet + 1)) ;; MISSED) fmissed=$((fmissed + 1)) ;; esac
+	done
+	echo "# floors: ${p%%:*} ${p#*:}: ${#words[@]} profiled burst(s), shares${floor_shares[$p]}: MISSED in $fmissed, MET in $fmet, not settled in $((${#words[@]} - fmet - fmissed))"
 done

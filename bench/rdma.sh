@@ -10,7 +10,8 @@
 # (a frame-pointer build: profile bursts of ours and of rdma_cm with it),
 # QPLAB_BENCH_PROFILES (which ones; by default both sides of every
 # concurrent comparison: "cold:64 warm:64 cmshape:64 cold:256 warm:256
-# cmshape:256 cmtime:64 cmtime:256").
+# cmshape:256 cmtime:64 cmtime:256"; one named K times is profiled K
+# times, each burst's floor judged on its own).
 # Then the fan-in phase (bench/fanin-vm.sh) in a second boot, on a 7.x
 # kernel (netns mode: a namespace and an rxe device per host):
 # QPLAB_BENCH_FANIN, the fan-in sizes ("64 256"; "none" skips it).
