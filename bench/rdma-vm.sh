@@ -315,9 +315,9 @@ echo "# guest load at the end: $(load)"
 # Bad address", linux-perf 6.1 on a 7.2 guest).
 nm --defined-only "$prof/libqphs.a" 2>/dev/null | awk '$2 ~ /^[tT]$/ {print $3}' | sort -u >"$build/bench/profile-own.txt"
 # A CONFIG:N listed K times is profiled K times (tags CONFIG-N, then
-# CONFIG-N-2 ..): each burst's floor is judged on its own, and a summary
-# line per burst of ours says in how many the floor missed, since a
-# floor's interval holds the pairs' spread but not its burst's own.
+# CONFIG-N-2 ..): each burst's floor is judged on its own, and a
+# "# floors:" line per burst of ours counts the verdicts, since a floor's
+# interval holds the pairs' spread but not its profile's own.
 declare -A floor_runs=() floor_words=() floor_shares=()
 profile_one() { # CONFIG N K
 	local cfg=$1 n=$2 tag=$1-$2 what
@@ -431,5 +431,5 @@ for p in $(printf '%s\n' "${!floor_shares[@]}" | sort -t: -k2,2n -k1,1); do
 	for w in "${words[@]}"; do
 		case $w in MET) fmet=$((fmet + 1)) ;; MISSED) fmissed=$((fmissed + 1)) ;; esac
 	done
-	echo "# floors: ${p%%:*} ${p#*:}: ${#words[@]} profiled burst(s), shares${floor_shares[$p]}: MISSED in $fmissed, MET in $fmet, not settled in $((${#words[@]} - fmet - fmissed))"
+	echo "# floors: ${p%%:*} ${p#*:}: ${#words[@]} judged (one per profiled burst that gave a share), shares${floor_shares[$p]}: MISSED in $fmissed, MET in $fmet, not settled in $((${#words[@]} - fmet - fmissed))"
 done
