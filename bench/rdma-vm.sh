@@ -318,7 +318,7 @@ nm --defined-only "$prof/libqphs.a" 2>/dev/null | awk '$2 ~ /^[tT]$/ {print $3}'
 # CONFIG-N-2 ..): each burst's floor is judged on its own, and a
 # "# floors:" line per burst of ours counts the verdicts, since a floor's
 # interval holds the pairs' spread but not its profile's own.
-declare -A floor_runs=() floor_words=() floor_shares=()
+declare -A floor_runs=() floor_judged=() floor_met=() floor_missed=() floor_shares=()
 profile_one() { # CONFIG N K
 	local cfg=$1 n=$2 tag=$1-$2 what
 	[ "${3:-1}" = 1 ] || tag=$tag-$3
@@ -381,7 +381,7 @@ profile_one() { # CONFIG N K
 	if [ "$cfg" = cmtime ]; then
 		"$build/bench/flame" split "$build/bench/profile-own.txt" "$n" <"$build/bench/profile-guest-$tag.folded"
 	else
-		local split floor wall phi fpairs verdict w
+		local split floor wall phi fpairs verdict
 		split=$("$build/bench/flame" split "$build/bench/profile-own.txt" "$n" "$(nproc)" <"$build/bench/profile-guest-$tag.folded")
 		echo "$split"
 		floor=$(awk '$1 == "fixed" {for (i = 1; i < NF; i++) if ($i == "least") print $(i + 1)}' <<<"$split")
@@ -404,14 +404,16 @@ profile_one() { # CONFIG N K
 			# verdict reads "floor", not "target".
 			verdict=${verdict/) target /) floor }
 			echo "$verdict"
-			w=${verdict##*) floor }
-			case $verdict in *" n/a "*) w=n/a ;; esac
-			floor_words[$cfg:$n]+=" ${w%% *}"
+			floor_judged[$cfg:$n]=$((${floor_judged[$cfg:$n]:-0} + 1))
 			floor_shares[$cfg:$n]+=" $phi"
 			case $verdict in
 			*" n/a "*) echo "# floor: $cfg $n: no paired runs to set it against" ;;
-			*"floor MISSED"*) echo "# floor: $cfg $n: the work the rules fix alone is slower than rdma_cm: out of reach under the rules" ;;
-			*"floor MET"*) echo "# floor: $cfg $n: the work the rules fix alone is faster than rdma_cm: within reach" ;;
+			*"floor MISSED"*)
+				floor_missed[$cfg:$n]=$((${floor_missed[$cfg:$n]:-0} + 1))
+				echo "# floor: $cfg $n: the work the rules fix alone is slower than rdma_cm: out of reach under the rules" ;;
+			*"floor MET"*)
+				floor_met[$cfg:$n]=$((${floor_met[$cfg:$n]:-0} + 1))
+				echo "# floor: $cfg $n: the work the rules fix alone is faster than rdma_cm: within reach" ;;
 			*) echo "# floor: $cfg $n: unsettled" ;;
 			esac
 		fi
@@ -425,11 +427,7 @@ for p in $profiles; do
 	*) echo "# profile: --profiles: '$p' is not CONFIG:N (cold, warm, cmshape or cmtime)" ;;
 	esac
 done
-for p in $(printf '%s\n' "${!floor_shares[@]}" | sort -t: -k2,2n -k1,1); do
-	read -r -a words <<<"${floor_words[$p]}"
-	fmet=0 fmissed=0
-	for w in "${words[@]}"; do
-		case $w in MET) fmet=$((fmet + 1)) ;; MISSED) fmissed=$((fmissed + 1)) ;; esac
-	done
-	echo "# floors: ${p%%:*} ${p#*:}: ${#words[@]} judged (one per profiled burst that gave a share), shares${floor_shares[$p]}: MISSED in $fmissed, MET in $fmet, not settled in $((${#words[@]} - fmet - fmissed))"
+for p in $(printf '%s\n' "${!floor_judged[@]}" | sort -t: -k2,2n -k1,1); do
+	j=${floor_judged[$p]} fmet=${floor_met[$p]:-0} fmissed=${floor_missed[$p]:-0}
+	echo "# floors: ${p%%:*} ${p#*:}: $j judged (one per profiled burst that gave a share), shares${floor_shares[$p]}: MISSED in $fmissed, MET in $fmet, not settled in $((j - fmet - fmissed))"
 done
