@@ -20,7 +20,7 @@
  * the ratios of the two servers paired by repetition (both measured in
  * it), their median and a distribution-free interval for that median:
  * MET when the interval is wholly on the target's side, MISSED when it is
- * wholly on the other, UNSETTLED when it holds the bound (verdict).  The
+ * wholly on the other, UNSETTLED when it holds the bound (judge.h).  The
  * log line's cost is per request, so its verdict pools every point's
  * repetitions (log_verdict): one point's runs spread too widely (0.7-1.4
  * on this machine) to tell 5 % apart.
@@ -36,12 +36,11 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "load.h"
+#include "judge.h"
 #include "rss.h"
-#include "verdict.h"
 
 /* Repetitions per point: 15 runs narrow a median's interval to the 4th
- * to 12th of them (96.5 %); 7 (hs_load's) leave only their whole range. */
+ * to 12th of them (96.5 %); 7 leave only their whole range. */
 #define REMOTE_REPS 15
 
 enum { S_CEIL, S_LOG, S_QUIET, S_COUNT };
@@ -185,51 +184,18 @@ struct point {
 	struct figures f[S_COUNT][REMOTE_REPS];
 };
 
-/* The paired ratios of server a to server b, one per repetition (both
- * measured in it), sorted.  Returns how many repetitions gave no ratio (a
- * server that completed nothing or used no CPU); those are left out. */
+/* The paired ratios of server a to server b (judge_paired). */
 static int paired(const struct point *p, int a, int b, int by_cpu, double *v, int *n)
 {
-	*n = 0;
-	for (int r = 0; r < REMOTE_REPS; r++) {
-		double x = by_cpu ? p->f[a][r].cpu_us : p->f[a][r].rate;
-		double y = by_cpu ? p->f[b][r].cpu_us : p->f[b][r].rate;
-
-		if (x > 0 && y > 0 && isfinite(x / y))
-			v[(*n)++] = x / y;
-	}
-	sortd(v, (size_t)*n);
-	return REMOTE_REPS - *n;
+	return judge_paired(p->f[a], p->f[b], REMOTE_REPS, by_cpu, v, n);
 }
 
-static int verdicts, met, unsettled;
+static struct judge_tally tally;
 
 static double onoff[VERDICT_MAX]; /* log on / log off CPU per handshake, each run */
 static int n_onoff, onoff_failed;
 _Static_assert(REMOTE_REPS <= REPS_MAX, "median() holds REPS_MAX runs");
 _Static_assert(9 * REMOTE_REPS <= VERDICT_MAX, "the log line pools nine points' runs");
-
-/* One verdict on n sorted paired ratios (verdict.h); a repetition without
- * a ratio (failed) makes it MISSED. */
-static void verdict(const char *what, const double *v, int n, int failed, double bound,
-		    bool at_most)
-{
-	double lo, hi, cov;
-	enum verdict j;
-
-	verdicts++;
-	if (failed || n < 1) {
-		printf("# %-44s n/a (%d of %d runs gave no figure) target MISSED\n", what, failed,
-		       n + failed);
-		return;
-	}
-	j = verdict_judge(v, n, bound, at_most, &lo, &hi, &cov);
-	met += j == VERDICT_MET;
-	unsettled += j == VERDICT_UNSETTLED || j == VERDICT_TOO_FEW;
-	printf("# %-44s %5.2f (median of %d paired runs; %.1f %% interval %.3f-%.3f; runs "
-	       "%.2f-%.2f) target %s\n",
-	       what, verdict_median(v, n), n, 100 * cov, lo, hi, v[0], v[n - 1], verdict_word(j));
-}
 
 static void one_point(struct server *sv, int clients, int stalled, double *lat, const char *log)
 {
@@ -264,10 +230,10 @@ static void one_point(struct server *sv, int clients, int stalled, double *lat, 
 	}
 	failed = paired(&p, S_LOG, S_CEIL, 0, v, &n);
 	snprintf(what, sizeof(what), "%d clients, %d stalled: hs/s of ceiling", clients, stalled);
-	verdict(what, v, n, failed, 0.9, false);
+	judge_print(&tally, what, v, n, failed, 0.9, false);
 	failed = paired(&p, S_LOG, S_CEIL, 1, v, &n);
 	snprintf(what, sizeof(what), "%d clients, %d stalled: CPU/hs x ceiling", clients, stalled);
-	verdict(what, v, n, failed, 1.3, true);
+	judge_print(&tally, what, v, n, failed, 1.3, true);
 	/* The log line's cost is per request, whatever the load: one verdict
 	 * over every point's runs (log_verdict); each point's ratio is shown. */
 	onoff_failed += paired(&p, S_LOG, S_QUIET, 1, v, &n);
@@ -290,7 +256,7 @@ static void log_verdict(void)
 		return;
 	sortd(onoff, (size_t)n_onoff);
 	snprintf(what, sizeof(what), "all points: CPU/hs log on/off, %d runs", n_onoff);
-	verdict(what, onoff, n_onoff, onoff_failed, 1.05, true);
+	judge_print(&tally, what, onoff, n_onoff, onoff_failed, 1.05, true);
 }
 
 /* The daemon's memory, before any load (after it, freed memory that
@@ -378,8 +344,7 @@ int main(int argc, char **argv)
 		for (size_t s = 0; s < sizeof(stalls) / sizeof(stalls[0]); s++)
 			one_point(sv, counts[c], stalls[s], lat, argc > 2 ? log : NULL);
 	log_verdict();
-	printf("# out-of-process daemon targets: met in %d of %d (unsettled %d, missed %d)\n", met,
-	       verdicts, unsettled, verdicts - met - unsettled);
+	judge_summary(&tally, "out-of-process daemon");
 	usleep(300000);
 	printf("serve-q_rss_after_the_load_kib %ld (%d stalled connections opened and closed "
 	       "%d times)\n", bench_rss_kib(sv[S_QUIET].pid), STALLED, REMOTE_REPS * 3);

@@ -29,7 +29,6 @@
 #include "sortd.h"
 
 #define RUN_MS 300
-#define REPS 7      /* hs_load's repetitions */
 #define REPS_MAX 16 /* any bench's, at most (median) */
 #define MAX_CLIENTS 64
 #define STALLED 500

@@ -1,0 +1,67 @@
+/* judge.h — a daemon target judged on two servers' runs paired by
+ * repetition, as bench/hs_remote (out of process) and bench/hs_load (in
+ * process) print it: the ratios of one server's figure to the other's, one
+ * per repetition, judged by verdict.h, one line each, and a tally of the
+ * verdicts for the summary line.  A single program includes this once. */
+#ifndef QPLAB_BENCH_JUDGE_H
+#define QPLAB_BENCH_JUDGE_H
+
+#include <math.h>
+
+#include "load.h"
+#include "verdict.h"
+
+struct judge_tally {
+	int verdicts, met, unsettled;
+};
+
+/* The ratios a[r] / b[r] of handshakes/s (or, by_cpu, of CPU per
+ * handshake) over reps repetitions, sorted into v, their count into *n.
+ * Returns how many repetitions gave no ratio (a server that completed
+ * nothing or used no CPU); those are left out. */
+static int judge_paired(const struct figures *a, const struct figures *b, int reps, bool by_cpu,
+			double *v, int *n)
+{
+	*n = 0;
+	for (int r = 0; r < reps; r++) {
+		double x = by_cpu ? a[r].cpu_us : a[r].rate;
+		double y = by_cpu ? b[r].cpu_us : b[r].rate;
+
+		if (x > 0 && y > 0 && isfinite(x / y))
+			v[(*n)++] = x / y;
+	}
+	sortd(v, (size_t)*n);
+	return reps - *n;
+}
+
+/* One verdict on n sorted paired ratios against bound (at most it when
+ * at_most, else at least), printed and counted; a repetition without a
+ * ratio (failed) makes it MISSED. */
+static void judge_print(struct judge_tally *t, const char *what, const double *v, int n,
+			int failed, double bound, bool at_most)
+{
+	double lo, hi, cov;
+	enum verdict j;
+
+	t->verdicts++;
+	if (failed || n < 1) {
+		printf("# %-44s n/a (%d of %d runs gave no figure) target MISSED\n", what, failed,
+		       n + failed);
+		return;
+	}
+	j = verdict_judge(v, n, bound, at_most, &lo, &hi, &cov);
+	t->met += j == VERDICT_MET;
+	t->unsettled += j == VERDICT_UNSETTLED || j == VERDICT_TOO_FEW;
+	printf("# %-44s %5.2f (median of %d paired runs; %.1f %% interval %.3f-%.3f; runs "
+	       "%.2f-%.2f) target %s\n",
+	       what, verdict_median(v, n), n, 100 * cov, lo, hi, v[0], v[n - 1], verdict_word(j));
+}
+
+/* The summary line: "# WHO targets: met in M of N (unsettled U, missed X)". */
+static void judge_summary(const struct judge_tally *t, const char *who)
+{
+	printf("# %s targets: met in %d of %d (unsettled %d, missed %d)\n", who, t->met,
+	       t->verdicts, t->unsettled, t->verdicts - t->met - t->unsettled);
+}
+
+#endif
