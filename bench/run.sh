@@ -7,7 +7,7 @@ set -eu -o pipefail
 
 build=${1:-build}
 prof=${QPLAB_BENCH_PROFILE:-}
-echo "# bench/hs_load (about 80 s on an idle machine, bounded at 260 s)"
+echo "# bench/hs_load (about 90 s on an idle machine, bounded at 260 s)"
 timeout 260 "$build/bench/hs_load"
 echo "# bench/hs_attack (a hostile peer against qplab hs serve: about 25 s, bounded at 130 s)"
 timeout 130 "$build/bench/hs_attack" "$build/qplab"

@@ -1,6 +1,7 @@
 /* verdict.h — how `make bench` judges a target on repeated runs, shared by
- * bench/hs_remote (the daemon against the ceiling server) and bench/paired
- * (ours against rdma_cm, for bench/rdma-vm.sh).
+ * bench/judge.h (the daemon against the ceiling server: bench/hs_remote and
+ * bench/hs_load) and bench/paired (ours against rdma_cm, for
+ * bench/rdma-vm.sh).
  *
  * The input is n paired ratios, sorted: one per repetition, both sides
  * measured in it.  The verdict takes their median and a distribution-free
