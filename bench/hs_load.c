@@ -158,7 +158,7 @@ static int stalled_effect(const struct figures *q0, const struct figures *c0,
 
 static struct judge_tally stall_tally;
 
-/* The stalled connections' effect on one body (t: 0 probe, 1 connection):
+/* The stalled connections' effect on one body (b: "probe" or "connection"):
  * qphs's and the ceiling's change of the medians, then the three verdicts,
  * within 10 % of the ceiling's change. */
 static void judge_stalled(const char *b, struct figures q64, struct figures c64,
