@@ -107,21 +107,6 @@ static struct figures pair(const struct servers *sv, int type, int clients, int 
 
 static struct judge_tally tally;
 
-/* Issue 24's targets for one Connection point, on its paired runs. */
-static void judge_point(int clients, int stalled, const struct figures *q, const struct figures *c)
-{
-	double v[LOAD_REPS];
-	char what[96];
-	int n, failed;
-
-	failed = judge_paired(q, c, LOAD_REPS, false, v, &n);
-	snprintf(what, sizeof(what), "%d clients, %d stalled: hs/s of ceiling", clients, stalled);
-	judge_print(&tally, what, v, n, failed, 0.9, false);
-	failed = judge_paired(q, c, LOAD_REPS, true, v, &n);
-	snprintf(what, sizeof(what), "%d clients, %d stalled: CPU/hs x ceiling", clients, stalled);
-	judge_print(&tally, what, v, n, failed, 1.3, true);
-}
-
 static void verdict(const char *what, bool ok)
 {
 	printf("# %-58s %s\n", what, ok ? "meets" : "SHORT");
@@ -129,28 +114,21 @@ static void verdict(const char *what, bool ok)
 
 /* What 500 stalled connections do to qphs, net of what they do to the
  * ceiling, which holds as many: per repetition, qphs's ratio to the
- * ceiling with them over its ratio without (of hs/s, p99 or CPU per
- * handshake: what 0, 1, 2), sorted into v.  The two points run some
- * seconds apart, and a machine that drifts between them moves both
- * servers alike: qphs's figures alone would read that as an effect.
- * Returns how many repetitions gave no ratio. */
+ * ceiling with them over its ratio without (of one figure, which), sorted
+ * into v.  The two points run some seconds apart, and a machine that
+ * drifts between them moves both servers alike: qphs's figures alone would
+ * read that as an effect.  Returns how many repetitions gave no ratio. */
 static int stalled_effect(const struct figures *q0, const struct figures *c0,
-			  const struct figures *qs, const struct figures *cs, int what, double *v,
-			  int *n)
+			  const struct figures *qs, const struct figures *cs,
+			  enum judge_field which, double *v, int *n)
 {
 	*n = 0;
 	for (int r = 0; r < LOAD_REPS; r++) {
-		double f[4];
+		double with = judge_field(&qs[r], which) / judge_field(&cs[r], which);
+		double without = judge_field(&q0[r], which) / judge_field(&c0[r], which);
 
-		for (int k = 0; k < 4; k++) {
-			const struct figures *x = k == 0 ? &qs[r] : k == 1 ? &cs[r]
-						  : k == 2 ? &q0[r] : &c0[r];
-			f[k] = what == 0 ? x->rate : what == 1 ? x->p99 : x->cpu_us;
-		}
-		double e = (f[0] / f[1]) / (f[2] / f[3]);
-
-		if (f[0] > 0 && f[1] > 0 && f[2] > 0 && f[3] > 0 && isfinite(e))
-			v[(*n)++] = e;
+		if (with > 0 && without > 0 && isfinite(with) && isfinite(without))
+			v[(*n)++] = with / without;
 	}
 	sortd(v, (size_t)*n);
 	return LOAD_REPS - *n;
@@ -168,6 +146,7 @@ static void judge_stalled(const char *b, struct figures q64, struct figures c64,
 {
 	static const char *const name[3] = {"hs/s", "p99", "CPU/hs"};
 	static const double bound[3] = {0.9, 1.1, 1.1};
+	static const enum judge_field field[3] = {JUDGE_RATE, JUDGE_P99, JUDGE_CPU};
 	double v[LOAD_REPS];
 	char what[96];
 	int n, failed;
@@ -178,7 +157,7 @@ static void judge_stalled(const char *b, struct figures q64, struct figures c64,
 	       100 * (qs.cpu_us / q64.cpu_us - 1), 100 * (cs.rate / c64.rate - 1),
 	       100 * (cs.p99 / c64.p99 - 1), 100 * (cs.cpu_us / c64.cpu_us - 1));
 	for (int k = 0; k < 3; k++) {
-		failed = stalled_effect(rq0, rc0, rqs, rcs, k, v, &n);
+		failed = stalled_effect(rq0, rc0, rqs, rcs, field[k], v, &n);
 		snprintf(what, sizeof(what), "%s, 500 stalled: %s x ceiling's", b, name[k]);
 		judge_print(&stall_tally, what, v, n, failed, bound[k], k > 0);
 	}
@@ -249,7 +228,7 @@ int main(void)
 	judge_summary(&stall_tally, "stalled connections");
 	printf("# Connection requests, qphs against the ceiling on the runs paired by repetition:\n");
 	for (int i = 0; i < 4; i++)
-		judge_point(conn_clients[i], conn_stalled[i], rq[1][i], rc[1][i]);
+		judge_targets(&tally, conn_clients[i], conn_stalled[i], rq[1][i], rc[1][i], LOAD_REPS);
 	judge_summary(&tally, "in-process daemon (Connection)");
 	qphs_daemon_free(d);
 	ceil_stop(&ceil);

@@ -184,12 +184,6 @@ struct point {
 	struct figures f[S_COUNT][REMOTE_REPS];
 };
 
-/* The paired ratios of server a to server b (judge_paired). */
-static int paired(const struct point *p, int a, int b, int by_cpu, double *v, int *n)
-{
-	return judge_paired(p->f[a], p->f[b], REMOTE_REPS, by_cpu, v, n);
-}
-
 static struct judge_tally tally;
 
 static double onoff[VERDICT_MAX]; /* log on / log off CPU per handshake, each run */
@@ -204,7 +198,7 @@ static void one_point(struct server *sv, int clients, int stalled, double *lat, 
 	struct figures m[S_COUNT];
 	double v[REMOTE_REPS];
 	char what[96];
-	int n, failed;
+	int n;
 
 	for (int r = 0; r < REMOTE_REPS; r++) {
 		for (int s = 0; s < S_COUNT; s++)
@@ -228,15 +222,10 @@ static void one_point(struct server *sv, int clients, int stalled, double *lat, 
 		       server_name[s], m[s].rate, m[s].p50, m[s].p99, m[s].max, m[s].cpu_us,
 		       (unsigned long long)m[s].errors);
 	}
-	failed = paired(&p, S_LOG, S_CEIL, 0, v, &n);
-	snprintf(what, sizeof(what), "%d clients, %d stalled: hs/s of ceiling", clients, stalled);
-	judge_print(&tally, what, v, n, failed, 0.9, false);
-	failed = paired(&p, S_LOG, S_CEIL, 1, v, &n);
-	snprintf(what, sizeof(what), "%d clients, %d stalled: CPU/hs x ceiling", clients, stalled);
-	judge_print(&tally, what, v, n, failed, 1.3, true);
+	judge_targets(&tally, clients, stalled, p.f[S_LOG], p.f[S_CEIL], REMOTE_REPS);
 	/* The log line's cost is per request, whatever the load: one verdict
 	 * over every point's runs (log_verdict); each point's ratio is shown. */
-	onoff_failed += paired(&p, S_LOG, S_QUIET, 1, v, &n);
+	onoff_failed += judge_paired(p.f[S_LOG], p.f[S_QUIET], REMOTE_REPS, JUDGE_CPU, v, &n);
 	snprintf(what, sizeof(what), "%d clients, %d stalled: CPU/hs log on/off", clients, stalled);
 	if (n)
 		printf("# %-44s %5.2f (median of %d paired runs; runs %.2f-%.2f)\n", what,

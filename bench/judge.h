@@ -15,17 +15,24 @@ struct judge_tally {
 	int verdicts, met, unsettled;
 };
 
-/* The ratios a[r] / b[r] of handshakes/s (or, by_cpu, of CPU per
- * handshake) over reps repetitions, sorted into v, their count into *n.
- * Returns how many repetitions gave no ratio (a server that completed
- * nothing or used no CPU); those are left out. */
-static int judge_paired(const struct figures *a, const struct figures *b, int reps, bool by_cpu,
-			double *v, int *n)
+/* Which figure of a run a ratio takes. */
+enum judge_field { JUDGE_RATE, JUDGE_CPU, JUDGE_P99 };
+
+static double judge_field(const struct figures *f, enum judge_field which)
+{
+	return which == JUDGE_RATE ? f->rate : which == JUDGE_CPU ? f->cpu_us : f->p99;
+}
+
+/* The ratios a[r] / b[r] of one figure (which) over reps repetitions,
+ * sorted into v, their count into *n.  Returns how many repetitions gave
+ * no ratio (a server that completed nothing or used no CPU); those are
+ * left out. */
+static int judge_paired(const struct figures *a, const struct figures *b, int reps,
+			enum judge_field which, double *v, int *n)
 {
 	*n = 0;
 	for (int r = 0; r < reps; r++) {
-		double x = by_cpu ? a[r].cpu_us : a[r].rate;
-		double y = by_cpu ? b[r].cpu_us : b[r].rate;
+		double x = judge_field(&a[r], which), y = judge_field(&b[r], which);
 
 		if (x > 0 && y > 0 && isfinite(x / y))
 			v[(*n)++] = x / y;
@@ -55,6 +62,24 @@ static void judge_print(struct judge_tally *t, const char *what, const double *v
 	printf("# %-44s %5.2f (median of %d paired runs; %.1f %% interval %.3f-%.3f; runs "
 	       "%.2f-%.2f) target %s\n",
 	       what, verdict_median(v, n), n, 100 * cov, lo, hi, v[0], v[n - 1], verdict_word(j));
+}
+
+/* The daemon's two targets at one point, on q's and the ceiling c's reps
+ * paired runs: at least 0.9x the ceiling's handshakes/s, at most 1.3x its
+ * CPU per handshake.  reps <= VERDICT_MAX. */
+static void judge_targets(struct judge_tally *t, int clients, int stalled,
+			  const struct figures *q, const struct figures *c, int reps)
+{
+	double v[VERDICT_MAX];
+	char what[96];
+	int n, failed;
+
+	failed = judge_paired(q, c, reps, JUDGE_RATE, v, &n);
+	snprintf(what, sizeof(what), "%d clients, %d stalled: hs/s of ceiling", clients, stalled);
+	judge_print(t, what, v, n, failed, 0.9, false);
+	failed = judge_paired(q, c, reps, JUDGE_CPU, v, &n);
+	snprintf(what, sizeof(what), "%d clients, %d stalled: CPU/hs x ceiling", clients, stalled);
+	judge_print(t, what, v, n, failed, 1.3, true);
 }
 
 /* The summary line: "# WHO targets: met in M of N (unsettled U, missed X)". */
