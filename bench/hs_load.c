@@ -11,7 +11,9 @@
  * point on the two servers' runs paired by repetition (judge.h): qphs at
  * least 0.9x the ceiling's handshakes/s and at most 1.3x its CPU per
  * handshake.  What the 500 stalled connections do to qphs is judged net of
- * what they do to the ceiling (stalled_effect).
+ * what they do to the ceiling (stalled_effect).  hs_load's own targets at
+ * 64 clients, Probe at least 0.9x the ceiling's handshakes/s and p99
+ * under 5 ms for both bodies, are judged on the same runs (judge_p99).
  *
  * Every connection is one request and one reply, the server closes first
  * (so TIME_WAIT lands on the server side, never on the client's ephemeral
@@ -105,11 +107,34 @@ static struct figures pair(const struct servers *sv, int type, int clients, int 
 	return qm;
 }
 
-static struct judge_tally tally;
+static struct judge_tally tally, own_tally;
 
-static void verdict(const char *what, bool ok)
+/* hs_load's own latency target at 64 clients, p99 under 5 ms, judged on
+ * qphs's LOAD_REPS p99s as verdict.h judges ratios (their median and its
+ * interval), with the ceiling's own p99 printed beside it: on a busy
+ * machine the ceiling misses 5 ms too, and that is the machine, not qphs. */
+static void judge_p99(const char *b, const struct figures *q, const struct figures *c)
 {
-	printf("# %-58s %s\n", what, ok ? "meets" : "SHORT");
+	double v[LOAD_REPS], w[LOAD_REPS], lo, hi, cov;
+	char what[96];
+	int n = 0, m = 0;
+
+	for (int r = 0; r < LOAD_REPS; r++) {
+		if (q[r].p99 > 0)
+			v[n++] = q[r].p99;
+		if (c[r].p99 > 0)
+			w[m++] = c[r].p99;
+	}
+	sortd(v, (size_t)n);
+	sortd(w, (size_t)m);
+	snprintf(what, sizeof(what), "%s, 64 clients: p99 ms (under 5)", b);
+	judge_print_of(&own_tally, what, v, n, LOAD_REPS - n, 5.0, true, "runs");
+	if (m < 1)
+		return;
+	cov = verdict_interval(w, m, &lo, &hi);
+	printf("#   the ceiling's own p99 there: %.2f ms (median of %d runs; %.1f %% interval "
+	       "%.3f-%.3f; runs %.2f-%.2f)\n",
+	       verdict_median(w, m), m, 100 * cov, lo, hi, w[0], w[m - 1]);
 }
 
 /* What 500 stalled connections do to qphs, net of what they do to the
@@ -174,7 +199,8 @@ int main(void)
 	struct qphs_config cfg;
 	struct ceiling ceil;
 	struct servers sv;
-	char line[160];
+	double v[LOAD_REPS];
+	int n, failed;
 
 	alarm(240);
 	sv.lat = malloc(MAX_SAMPLES * sizeof(double));
@@ -213,14 +239,12 @@ int main(void)
 		}
 		qs[t] = pair(&sv, type, 64, STALLED, &cs[t], rq[t][3], rc[t][3]);
 	}
-	snprintf(line, sizeof(line), "probe, 64 clients: %.2f of the ceiling (target >= 0.90)",
-		 q64[0].rate / c64[0].rate);
-	verdict(line, q64[0].rate >= 0.9 * c64[0].rate);
-	for (int t = 0; t < 2; t++) {
-		const char *b = t ? "connection" : "probe";
-		snprintf(line, sizeof(line), "%s, 64 clients: p99 %.3f ms (target < 5 ms)", b, q64[t].p99);
-		verdict(line, q64[t].p99 < 5);
-	}
+	printf("# hs_load's own targets, on the 15 runs of each (as below):\n");
+	failed = judge_paired(rq[0][2], rc[0][2], LOAD_REPS, JUDGE_RATE, v, &n);
+	judge_print(&own_tally, "probe, 64 clients: hs/s of ceiling", v, n, failed, 0.9, false);
+	judge_p99("probe", rq[0][2], rc[0][2]);
+	judge_p99("connection", rq[1][2], rc[1][2]);
+	judge_summary(&own_tally, "hs_load's own");
 	printf("# 500 stalled connections, against the ceiling's change (target: within 10 %%):\n");
 	for (int t = 0; t < 2; t++)
 		judge_stalled(t ? "connection" : "probe", q64[t], c64[t], qs[t], cs[t], rq[t][2],

@@ -41,11 +41,12 @@ static int judge_paired(const struct figures *a, const struct figures *b, int re
 	return reps - *n;
 }
 
-/* One verdict on n sorted paired ratios against bound (at most it when
- * at_most, else at least), printed and counted; a repetition without a
- * ratio (failed) makes it MISSED. */
-static void judge_print(struct judge_tally *t, const char *what, const double *v, int n,
-			int failed, double bound, bool at_most)
+/* One verdict on n sorted values against bound (at most it when at_most,
+ * else at least), printed and counted; a repetition without a value
+ * (failed) makes it MISSED.  runs names what the values are ("paired
+ * runs" for ratios). */
+static void judge_print_of(struct judge_tally *t, const char *what, const double *v, int n,
+			   int failed, double bound, bool at_most, const char *runs)
 {
 	double lo, hi, cov;
 	enum verdict j;
@@ -59,9 +60,17 @@ static void judge_print(struct judge_tally *t, const char *what, const double *v
 	j = verdict_judge(v, n, bound, at_most, &lo, &hi, &cov);
 	t->met += j == VERDICT_MET;
 	t->unsettled += j == VERDICT_UNSETTLED || j == VERDICT_TOO_FEW;
-	printf("# %-44s %5.2f (median of %d paired runs; %.1f %% interval %.3f-%.3f; runs "
+	printf("# %-44s %5.2f (median of %d %s; %.1f %% interval %.3f-%.3f; runs "
 	       "%.2f-%.2f) target %s\n",
-	       what, verdict_median(v, n), n, 100 * cov, lo, hi, v[0], v[n - 1], verdict_word(j));
+	       what, verdict_median(v, n), n, runs, 100 * cov, lo, hi, v[0], v[n - 1],
+	       verdict_word(j));
+}
+
+/* judge_print_of on n sorted paired ratios. */
+static void judge_print(struct judge_tally *t, const char *what, const double *v, int n,
+			int failed, double bound, bool at_most)
+{
+	judge_print_of(t, what, v, n, failed, bound, at_most, "paired runs");
 }
 
 /* The daemon's two targets at one point, on q's and the ceiling c's reps
