@@ -15,6 +15,10 @@
 #include "qphs/error.h"
 
 #define TRIM_FLOOR (256u << 10) /* freed bytes worth a malloc_trim */
+/* qphs_daemon_tune_malloc's mmap threshold: above a body of the default
+ * MC_HANDSHAKE_MAX_LENGTH (1 MiB) and the parse's tables for a body at
+ * max_body_keys (about 3 MB), so those come from the heap. */
+#define MMAP_THRESHOLD (4 << 20)
 #define TRIM_IDLE_MS 200         /* quiet time before it runs */
 
 /* The address part of "ADDR:PORT" / "[V6]:PORT" into out. */
@@ -158,7 +162,7 @@ int64_t qphs__trim_run(struct qphs_daemon *d, int64_t now)
 int qphs_daemon_tune_malloc(void)
 {
 #ifdef M_MMAP_THRESHOLD
-	if (mallopt(M_MMAP_THRESHOLD, 256 << 10) != 1 || mallopt(M_ARENA_MAX, 1) != 1)
+	if (mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD) != 1 || mallopt(M_ARENA_MAX, 1) != 1)
 		return QPHS_ERR_NOT_IMPLEMENTED;
 	return 0;
 #else

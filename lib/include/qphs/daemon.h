@@ -92,14 +92,17 @@ QPHS_EXPORT int qphs_daemon_raise_nofile(const struct qphs_config *cfg, uint64_t
 					 char *err, size_t errlen);
 
 /* Process-wide, like raise_nofile, so only on the caller's request: fixes
- * glibc's mmap threshold at 256 KiB (mallopt M_MMAP_THRESHOLD), so that a
- * large body's buffers are mapped and unmapped on their own, and keeps
- * one malloc arena (M_ARENA_MAX 1) for the threads started afterwards.
- * Without it glibc raises the threshold to the largest block freed so far
- * (the parse of a body of 60k keys frees a 6 MB hash table), and the loop
- * and parse threads each get an arena of their own whose free top the
- * daemon's malloc_trim cannot hand back (it trims only the main arena's
- * top): after an attack several MB stay resident.  Call it before
+ * glibc's mmap threshold at 4 MiB (mallopt M_MMAP_THRESHOLD), so that a
+ * body of the default maximum size and the parse's tables for a body at
+ * max_body_keys come from the heap, whose pages the next body reuses
+ * (mapping each large body on its own had it faulted in page by page and
+ * unmapped again, the loop's main cost under a flood of large bodies), and
+ * keeps one malloc arena (M_ARENA_MAX 1) for the threads started
+ * afterwards, so the daemon's malloc_trim, run once the large bodies stop,
+ * hands those pages back.  Without it glibc raises the threshold to the
+ * largest block freed so far (the parse of a body of 60k keys frees a 6 MB
+ * hash table), and the loop and parse threads each get an arena of their
+ * own: after an attack several MB stay resident.  Call it before
  * qphs_daemon_start; qplab hs serve and qplab agent do.  Returns 0, or
  * QPHS_ERR_NOT_IMPLEMENTED when the C library has no such setting. */
 QPHS_EXPORT int qphs_daemon_tune_malloc(void);
