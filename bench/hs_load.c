@@ -13,7 +13,8 @@
  * handshake.  What the 500 stalled connections do to qphs is judged net of
  * what they do to the ceiling (stalled_effect).  hs_load's own targets at
  * 64 clients, Probe at least 0.9x the ceiling's handshakes/s and p99
- * under 5 ms for both bodies, are judged on the same runs (judge_p99).
+ * under 5 ms for both bodies, are judged on the same runs (judge_paired,
+ * judge_p99).
  *
  * Every connection is one request and one reply, the server closes first
  * (so TIME_WAIT lands on the server side, never on the client's ephemeral
@@ -132,9 +133,9 @@ static void judge_p99(const char *b, const struct figures *q, const struct figur
 	if (m < 1)
 		return;
 	cov = verdict_interval(w, m, &lo, &hi);
-	printf("#   the ceiling's own p99 there: %.2f ms (median of %d runs; %.1f %% interval "
-	       "%.3f-%.3f; runs %.2f-%.2f)\n",
-	       verdict_median(w, m), m, 100 * cov, lo, hi, w[0], w[m - 1]);
+	printf("#   the ceiling's own p99 ms there: ");
+	judge_spread(w, m, "runs", lo, hi, cov);
+	printf("\n");
 }
 
 /* What 500 stalled connections do to qphs, net of what they do to the

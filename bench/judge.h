@@ -41,6 +41,16 @@ static int judge_paired(const struct figures *a, const struct figures *b, int re
 	return reps - *n;
 }
 
+/* n sorted values (n >= 1) as a verdict line shows them: the median, the
+ * interval lo-hi of coverage cov (verdict.h) and the whole range; runs
+ * names what the values are. */
+static void judge_spread(const double *v, int n, const char *runs, double lo, double hi,
+			 double cov)
+{
+	printf("%5.2f (median of %d %s; %.1f %% interval %.3f-%.3f; runs %.2f-%.2f)",
+	       verdict_median(v, n), n, runs, 100 * cov, lo, hi, v[0], v[n - 1]);
+}
+
 /* One verdict on n sorted values against bound (at most it when at_most,
  * else at least), printed and counted; a repetition without a value
  * (failed) makes it MISSED.  runs names what the values are ("paired
@@ -60,10 +70,9 @@ static void judge_print_of(struct judge_tally *t, const char *what, const double
 	j = verdict_judge(v, n, bound, at_most, &lo, &hi, &cov);
 	t->met += j == VERDICT_MET;
 	t->unsettled += j == VERDICT_UNSETTLED || j == VERDICT_TOO_FEW;
-	printf("# %-44s %5.2f (median of %d %s; %.1f %% interval %.3f-%.3f; runs "
-	       "%.2f-%.2f) target %s\n",
-	       what, verdict_median(v, n), n, runs, 100 * cov, lo, hi, v[0], v[n - 1],
-	       verdict_word(j));
+	printf("# %-44s ", what);
+	judge_spread(v, n, runs, lo, hi, cov);
+	printf(" target %s\n", verdict_word(j));
 }
 
 /* judge_print_of on n sorted paired ratios. */

@@ -15,11 +15,11 @@
 #include "qphs/error.h"
 
 #define TRIM_FLOOR (256u << 10) /* freed bytes worth a malloc_trim */
+#define TRIM_IDLE_MS 200         /* quiet time before it runs */
 /* qphs_daemon_tune_malloc's mmap threshold: above a body of the default
  * MC_HANDSHAKE_MAX_LENGTH (1 MiB) and the parse's tables for a body at
  * max_body_keys (about 3 MB), so those come from the heap. */
 #define MMAP_THRESHOLD (4 << 20)
-#define TRIM_IDLE_MS 200         /* quiet time before it runs */
 
 /* The address part of "ADDR:PORT" / "[V6]:PORT" into out. */
 static void source_addr(const char *peer, char *out, size_t outlen)
