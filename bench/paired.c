@@ -1,10 +1,11 @@
 /* paired — one concurrent comparison of bench/rdma-vm.sh, ours against
  * rdma_cm, judged on its repeated runs (verdict.h; target: ratio <= 1).
  *
- *   paired PAIRS LABEL N CONFIG
+ *   paired PAIRS LABEL N CONFIG [WHAT]
  *
  * PAIRS holds one line per run, "ROUND N CONFIG OURS_MS RDMA_CM_MS"; a
- * figure that is missing is "-" or "n/a", and that run is left out.
+ * figure that is missing is "-" or "n/a", and that run is left out.  WHAT
+ * names the ratio's two figures ("ours / rdma_cm" by default).
  * Prints the comparison's ratio_LABEL line: the median of the paired
  * ratios, each ratio, the interval and the verdict. */
 #include <stdio.h>
@@ -27,13 +28,13 @@ int main(int argc, char **argv)
 {
 	double rs[VERDICT_MAX], lo, hi, cov;
 	char line[256], round[32], n[32], cfg[32], ours[64], cm[64];
-	const char *why = "";
+	const char *why = "", *what = argc == 6 ? argv[5] : "ours / rdma_cm";
 	enum verdict j;
 	int m = 0, rows = 0;
 	FILE *f;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: paired PAIRS LABEL N CONFIG\n");
+	if (argc != 5 && argc != 6) {
+		fprintf(stderr, "usage: paired PAIRS LABEL N CONFIG [WHAT]\n");
 		return 2;
 	}
 	if (!(f = fopen(argv[1], "r"))) {
@@ -64,7 +65,7 @@ int main(int argc, char **argv)
 	printf("ratio_%s %.2f (median of %d paired runs", argv[2], verdict_median(rs, m), m);
 	if (m != rows)
 		printf(" of %d", rows);
-	printf(", ours / rdma_cm each:");
+	printf(", %s each:", what);
 	for (int i = 0; i < m; i++)
 		printf(" %.2f", rs[i]);
 	printf("; %.1f %% interval %.3f-%.3f) target %s%s\n", 100 * cov, lo, hi, verdict_word(j),

@@ -23,6 +23,12 @@
 #           own ESTABLISHED may come later.  Device open, PD, CQ outside.
 #           Concurrent: step wall time / N, all N in flight per step.
 #           Back to back: `cmtime -c 1`, one connection per run, median.
+#   floor   bench/setup_floor, not a comparison: the concurrent bursts of
+#           cold, warm and cmshape with only the work the rules fix (QPs of
+#           the phase's shape created or taken and taken to RTS on both
+#           sides, two TCP connections a setup), raw verbs and blocking
+#           sockets, timed as ours; judged against rdma_cm ("floor"
+#           MISSED: out of reach under the rules) and set under ours.
 set -eu -o pipefail
 build=${1:-build}
 shift || true
@@ -69,7 +75,7 @@ trap 'stop_server; [ -z "$perf_pid" ] || kill -INT "$perf_pid" 2>/dev/null; [ -z
 # burst (a profile of a warm burst, the binary's first run in its boot:
 # filemap_fault, then p9_client_read, under qphs_connect's callees).
 bindir=$(mktemp -d /run/qplab-bench-bin.XXXXXX)
-cp "$build/bench/rdma_setup" "$bindir/rdma_setup"
+cp "$build/bench/rdma_setup" "$build/bench/setup_floor" "$bindir/"
 [ -z "$prof" ] || cp "$prof/bench/rdma_setup" "$bindir/rdma_setup-prof"
 # The hosts' devices, addresses and netdevs, as the rdma suite names them.
 eval "$(python3 -c '
@@ -194,6 +200,10 @@ cm_client 4 >/dev/null 2>&1 || true # ARP, CM and module warm-up
 cm_set 1
 echo "# rdma_setup on $QPLAB_RDMA_DEVS ($(uname -r)); guest load: $(load)"
 timeout 2400 "$bindir/rdma_setup" "${quick[@]}" "$@" | tee "$out"
+for n in "$@"; do
+	echo "# the measured floor (bench/setup_floor $n); guest load: $(load)"
+	timeout 600 "$bindir/setup_floor" "$n" 2>&1 | tee "$build/bench/setup_floor-$n.txt" || true
+done
 cm_set 2
 
 key() { awk -v k="$1" '$1 == k {print $2}' "$2"; }
@@ -223,23 +233,55 @@ run_ours() {
 	QPLAB_BENCH_MODES=concurrent timeout 1200 "$bindir/rdma_setup" --quick "$n" >"$ours" 2>&1 ||
 		echo "# repeat $r: rdma_setup $n failed: $(tail -1 "$ours")"
 }
-for n in "$@"; do pair_lines 0 "$n" "$out" "$(cm_mean "${n}_concurrent_per_conn")"; done
+# The measured floor (bench/setup_floor): Mooncake's protocol and QP
+# shape with nothing but the work the rules fix, in each repeat beside
+# ours.  Its pairs, one line each as in $pairs: ROUND N CONFIG FLOOR_MS
+# RDMA_CM_MS, and ROUND N CONFIG OURS_MS FLOOR_MS.  A burst of the floor
+# whose accept queue dropped a SYN waited out the client's 1 s
+# retransmission, which is not work: that run is left out ("-").
+mpairs=$build/bench/rdma_measured_floor_pairs.txt
+opairs=$build/bench/rdma_over_floor_pairs.txt
+: >"$mpairs"
+: >"$opairs"
+run_floor() {
+	timeout 600 "$bindir/setup_floor" "$n" >"$flf" 2>&1 ||
+		echo "# repeat $r: setup_floor $n failed: $(tail -1 "$flf")"
+}
+floor_lines() { # ROUND N FLOOR_FILE OURS_FILE RDMA_CM_MS
+	local c tag f o
+	for c in cold warm cmshape; do
+		tag=$([ "$c" = cold ] || echo "${c}_")
+		f=$(key "floor_${c}_$2_concurrent_per_conn" "$3")
+		[ "$(key "floor_${c}_$2_concurrent_syn_retransmits" "$3")" = 0 ] || f=-
+		o=$(key "${tag}endpoints_$2_concurrent_per_conn" "$4")
+		echo "$1 $2 ${c}_ ${f:--} ${5:--}" >>"$mpairs"
+		echo "$1 $2 ${c}_ ${o:--} ${f:--}" >>"$opairs"
+	done
+}
+for n in "$@"; do
+	pair_lines 0 "$n" "$out" "$(cm_mean "${n}_concurrent_per_conn")"
+	floor_lines 0 "$n" "$build/bench/setup_floor-$n.txt" "$out" "$(cm_mean "${n}_concurrent_per_conn")"
+done
 for r in $(seq "$repeats"); do
 	for n in "$@"; do
 		ours=$build/bench/rdma_setup-$n-r$r.txt cmf=$build/bench/cmtime-$n-r$r.txt
+		flf=$build/bench/setup_floor-$n-r$r.txt
 		if [ $((r % 2)) = 1 ]; then
-			echo "# repeat $r of $repeats: cmtime -c $n, then our $n-concurrent bursts (cold, warm, cmshape); guest load: $(load)"
+			echo "# repeat $r of $repeats: cmtime -c $n, then our $n-concurrent bursts (cold, warm, cmshape), then the measured floor's; guest load: $(load)"
 			run_cm
 			run_ours
+			run_floor
 		else
-			echo "# repeat $r of $repeats: our $n-concurrent bursts (cold, warm, cmshape), then cmtime -c $n; guest load: $(load)"
+			echo "# repeat $r of $repeats: the measured floor's $n-concurrent bursts, then ours (cold, warm, cmshape), then cmtime -c $n; guest load: $(load)"
+			run_floor
 			run_ours
 			run_cm
 		fi
 		cm=$(cm_per_conn "$cmf")
 		[ "$cm" != 0.000 ] || cm=n/a
 		pair_lines "$r" "$n" "$ours" "$cm"
-		echo "# repeat $r: ms per connection, rdma_cm $cm; ours cold $(key "endpoints_${n}_concurrent_per_conn" "$ours"), warm $(key "warm_endpoints_${n}_concurrent_per_conn" "$ours"), cmshape $(key "cmshape_endpoints_${n}_concurrent_per_conn" "$ours")"
+		floor_lines "$r" "$n" "$flf" "$ours" "$cm"
+		echo "# repeat $r: ms per connection, rdma_cm $cm; ours cold $(key "endpoints_${n}_concurrent_per_conn" "$ours"), warm $(key "warm_endpoints_${n}_concurrent_per_conn" "$ours"), cmshape $(key "cmshape_endpoints_${n}_concurrent_per_conn" "$ours"); the measured floor cold $(key "floor_cold_${n}_concurrent_per_conn" "$flf"), warm $(key "floor_warm_${n}_concurrent_per_conn" "$flf"), cmshape $(key "floor_cmshape_${n}_concurrent_per_conn" "$flf") (SYN retransmits $(key "floor_cold_${n}_concurrent_syn_retransmits" "$flf")/$(key "floor_warm_${n}_concurrent_syn_retransmits" "$flf")/$(key "floor_cmshape_${n}_concurrent_syn_retransmits" "$flf"))"
 	done
 done
 stop_server
@@ -288,6 +330,25 @@ for n in "$@"; do
 		ratio "${t}${n}_back_to_back" "$(key "${tag}endpoints_${n}_back_to_back_per_conn" "$out")" "$cm1"
 	done
 done
+# The measured floor against rdma_cm, and ours over the floor, on the
+# repeats' pairs.  Not comparisons of the bench's (none counts them): the
+# first verdict reads "floor" (MISSED: slower than rdma_cm with only the
+# work the rules fix, out of reach under them; MET: within reach), the
+# second none (how far above the least the library's own work sits).
+if [ "$repeats" -gt 0 ]; then
+	echo "# the measured floor (bench/setup_floor): Mooncake's protocol and QP shape, raw verbs and blocking sockets, no JSON, no daemon, no hand-off; runs whose accept queue dropped a SYN left out"
+	for n in "$@"; do
+		for c in cold warm cmshape; do
+			v=$("$build/bench/paired" "$mpairs" "measured_floor_${c}_${n}_concurrent" "$n" "${c}_" "floor / rdma_cm")
+			case $v in
+			*" n/a "*) echo "${v%) target *}): no measured floor (a run whose accept queue dropped a SYN is left out)" ;;
+			*) echo "${v/) target /) floor }" ;;
+			esac
+			v=$("$build/bench/paired" "$opairs" "ours_over_floor_${c}_${n}_concurrent" "$n" "${c}_" "ours / floor")
+			echo "${v%) target *})"
+		done
+	done
+fi
 # Concurrent bursts are CPU-bound in this guest: guest CPU per connection,
 # ours during the burst against rdma_cm's over its timed steps.
 for n in "$@"; do
