@@ -398,6 +398,17 @@ static void usage(FILE *f)
 		MAX_CONNS, MAX_WORKERS);
 }
 
+/* A whole decimal number from lo to hi, or -1. */
+static int number(const char *s, int lo, int hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return !errno && end != s && !*end && v >= lo && v <= hi ? (int)v : -1;
+}
+
 static int split2(const char *v, char *x, char *y, size_t len)
 {
 	const char *c = v ? strchr(v, ',') : NULL;
@@ -421,17 +432,24 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 2 && !strcmp(argv[1], "--workers")) {
-		workers = atoi(argv[2]);
+		workers = number(argv[2], 1, MAX_WORKERS);
 		argi = 3;
 	}
-	if (argi >= argc || workers < 1 || workers > MAX_WORKERS) {
+	n = argi < argc ? number(argv[argi++], 1, MAX_CONNS) : -1;
+	if (workers < 0 || n < 0) {
 		usage(stderr);
 		return 2;
 	}
-	n = atoi(argv[argi++]);
-	if (n < 1 || n > MAX_CONNS) {
-		usage(stderr);
-		return 2;
+	for (int k = argi; k < argc; k++) {
+		size_t s = 0;
+
+		while (s < sizeof(shapes) / sizeof(shapes[0]) && strcmp(argv[k], shapes[s].name))
+			s++;
+		if (s == sizeof(shapes) / sizeof(shapes[0])) {
+			fprintf(stderr, "setup_floor: no configuration '%s' (cold, warm, cmshape)\n",
+				argv[k]);
+			return 2;
+		}
 	}
 	if (split2(getenv("QPLAB_RDMA_DEVS"), da, db, sizeof(da)) ||
 	    split2(getenv("QPLAB_RDMA_ADDRS"), aa, ab, sizeof(aa))) {
