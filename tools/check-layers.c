@@ -11,8 +11,8 @@
  *             -MG` with that folder's include path, run on every .c and .h.
  *   verbs     a file outside the verbs ops table (lib/rdma/verbs.[ch])
  *             calls an ibv_* function or inline (bench/setup_floor.c, the
- *             bench's measure of a setup without libqphs, excepted).  Comments, string and
- *             character literals are skipped.
+ *             bench's measure of a setup without libqphs, excepted).
+ *             Comments, string and character literals are skipped.
  *   harness   anything in lib/ includes a harness header (the library never
  *             knows about the lab).
  *
@@ -109,7 +109,6 @@ static const char *external_of(const struct layer *l)
 	return NULL;
 }
 
-/* Files that may call libibverbs: the ops table. */
 /* The files that may call libibverbs: the library's verbs ops table, and
  * bench/setup_floor.c, which measures what a setup costs without libqphs
  * and so must not go through it. */
