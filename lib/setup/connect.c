@@ -263,6 +263,7 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 	if ((rc = qphs_hs_desc_init(&local)))
 		return rc;
 	pthread_mutex_lock(&ep->lock);
+	ep->mtu_read = 0; /* a setup starts: read the port again */
 	rc = qphs__hs_local_desc(ep, &local);
 	pthread_mutex_unlock(&ep->lock);
 	local.has_ready_ack = ep->ctx->cfg->ready_ack; /* an old peer sends no key */
@@ -333,8 +334,7 @@ static long backoff_us(int attempt_no, unsigned *seed)
 
 int qphs_connect(struct qphs_context *ctx, const char *peer, struct qphs_endpoint **out)
 {
-	unsigned seed = (unsigned)(qphs__mono_ms() * 1000) ^ (unsigned)getpid() ^
-			(unsigned)(uintptr_t)out;
+	unsigned seed = 0; /* the back-off's, made at the first retry */
 	char *server = NULL, *dev = NULL;
 	struct qphs_endpoint *ep = NULL;
 	int rc = QPHS_ERR_RETIRED, retries = 0;
@@ -355,7 +355,9 @@ int qphs_connect(struct qphs_context *ctx, const char *peer, struct qphs_endpoin
 	}
 	for (int a = 0; a < ctx->cfg->connect_attempts; a++) {
 		if (a) {
-			retries++;
+			if (!retries++)
+				seed = (unsigned)(qphs__mono_ms() * 1000) ^ (unsigned)getpid() ^
+				       (unsigned)(uintptr_t)out;
 			qphs_endpoint_put(ep);
 			ep = NULL;
 			sleep_us(backoff_us(a, &seed));

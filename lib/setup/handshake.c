@@ -18,14 +18,12 @@
 #include "qphs/error.h"
 #include "setup_int.h"
 
-/* Path MTU we advertise: min(active MTU now, MC_MTU). */
-int qphs__local_path_mtu(struct qphs_context *ctx)
+/* Path MTU we advertise: min(the active MTU of this setup, MC_MTU). */
+int qphs__local_path_mtu(struct qphs_endpoint *ep)
 {
-	int active = ctx->active_mtu_at_open;
+	int active = qphs__ep_mtu(ep);
 
-	if (ctx->cfg->mtu_reread)
-		qphs__context_active_mtu(ctx, &active, NULL);
-	return active && active < ctx->cfg->mtu ? active : ctx->cfg->mtu;
+	return active && active < ep->ctx->cfg->mtu ? active : ep->ctx->cfg->mtu;
 }
 
 static int fill_qpns(struct qphs_endpoint *ep, const struct qphs_rdma_hooks *h,
@@ -68,7 +66,7 @@ int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs_hs_desc *d)
 	    (rc = fill_qpns(ep, &h, d)))
 		return rc ? rc : QPHS_ERR_MEMORY;
 	d->local_lid = ctx->lid;
-	d->path_mtu = ctx->cfg->mtu_negotiation ? qphs__local_path_mtu(ctx) : 0;
+	d->path_mtu = ctx->cfg->mtu_negotiation ? qphs__local_path_mtu(ep) : 0;
 	return 0;
 }
 

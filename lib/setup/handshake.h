@@ -9,7 +9,7 @@
 #include "qphs/body.h"
 #include "setup_int.h"
 
-int qphs__local_path_mtu(struct qphs_context *ctx);
+int qphs__local_path_mtu(struct qphs_endpoint *ep);
 /* One Connection request to server, what cfg says (the frame type:
  * cfg->old_protocol; the client's deadlines) and nothing else; *connect_ms
  * (may be NULL) gets the TCP connect's time, also when connecting failed. */

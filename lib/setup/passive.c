@@ -175,6 +175,7 @@ static void setup(struct passive *p)
 			return;
 		}
 		pthread_mutex_lock(&ep->lock);
+		ep->mtu_read = 0; /* a setup starts: read the port again */
 		again = atomic_load(&ep->status) >= QPHS_EP_DESTROYING || setup_locked(p, ep);
 		if (!again) {
 			qphs__hs_local_desc(ep, p->out);

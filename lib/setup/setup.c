@@ -20,14 +20,27 @@ static const char *const step_text[QPHS_TR_COUNT] = {
 	"Failed to modify QP to RTS",
 };
 
-/* path_mtu = min(active MTU (read now, or at open when mtu_reread is off),
- * MC_MTU, the peer's qphs_path_mtu when negotiating). */
-static int choose_mtu(struct qphs_context *ctx, int peer_mtu)
+int qphs__ep_mtu(struct qphs_endpoint *ep)
 {
-	int active = ctx->active_mtu_at_open, mtu = ctx->cfg->mtu;
+	struct qphs_context *ctx = ep->ctx;
+	int active = ctx->active_mtu_at_open;
 
-	if (ctx->cfg->mtu_reread)
+	if (!ctx->cfg->mtu_reread)
+		return active;
+	if (!ep->mtu_read) {
 		qphs__context_active_mtu(ctx, &active, NULL);
+		ep->mtu_read = active;
+	}
+	return ep->mtu_read;
+}
+
+/* path_mtu = min(active MTU (read for this setup, or at open when
+ * mtu_reread is off), MC_MTU, the peer's qphs_path_mtu when negotiating). */
+static int choose_mtu(struct qphs_endpoint *ep, int peer_mtu)
+{
+	struct qphs_context *ctx = ep->ctx;
+	int active = qphs__ep_mtu(ep), mtu = ctx->cfg->mtu;
+
 	if (active && active < mtu)
 		mtu = active;
 	if (ctx->cfg->mtu_negotiation && peer_mtu > 0 && peer_mtu < mtu)
@@ -193,7 +206,7 @@ int qphs__ep_setup_locked(struct qphs_endpoint *ep, const uint8_t peer_gid[16],
 {
 	struct qphs_context *ctx = ep->ctx;
 	struct qphs__rtr_params p = {.dlid = peer_lid, .sgid_index = ctx->gid_index};
-	int init_rd, mtu = choose_mtu(ctx, peer_mtu);
+	int init_rd, mtu = choose_mtu(ep, peer_mtu);
 
 	memcpy(p.dgid.raw, peer_gid, 16);
 	ep->warning[0] = '\0';

@@ -103,6 +103,10 @@ struct qphs_endpoint {
 	pthread_mutex_t lock;
 	atomic_int status;                 /* enum qphs_ep_status */
 	int has_connected;
+	/* The port's active MTU (bytes) as read for the setup under way, 0
+	 * before the read: with mtu_reread, one port query serves both the
+	 * MTU this side advertises and its RTR's path MTU (qphs__ep_mtu). */
+	int mtu_read;
 	int nqp;
 	struct qphs__qp *qp;
 	uint32_t *peer_qpn;                /* valid when status is 3 or 4 */
@@ -150,6 +154,10 @@ void qphs__ep_retire_locked(struct qphs_endpoint *ep, const char *why);
 int qphs__ep_reset_locked(struct qphs_endpoint *ep, const char *why);
 int qphs__ep_setup_locked(struct qphs_endpoint *ep, const uint8_t peer_gid[16],
 			  uint16_t peer_lid, const uint32_t *peer_qpn, int peer_mtu);
+/* The active MTU for ep's setup under way, bytes (ep->lock held): read
+ * once per setup when mtu_reread is on (the caller clears ep->mtu_read
+ * when a setup starts), else the one read when the context was opened. */
+int qphs__ep_mtu(struct qphs_endpoint *ep);
 void qphs__ep_set_err(struct qphs_endpoint *ep, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int qphs__ep_qpns_equal(const struct qphs_endpoint *ep, const uint32_t *q, size_t n);
