@@ -859,6 +859,122 @@ static int open_fds(void)
 	return n;
 }
 
+/* A held request's body: '{', spaces, "}\n", n bytes in all. */
+static char *big_body(size_t n)
+{
+	char *body = malloc(n);
+
+	ck_assert_ptr_nonnull(body);
+	memset(body, ' ', n);
+	body[0] = '{';
+	body[n - 2] = '}';
+	body[n - 1] = '\n';
+	return body;
+}
+
+/* One Connection request on a socket of its own, held by the handler. */
+static struct qphs_request *send_held(struct qphs_daemon *d, int *fd)
+{
+	uint8_t frame[256];
+	size_t flen = hs_test_frame(QPHS_HS_CONNECTION, CONN_BODY, frame, sizeof(frame));
+
+	*fd = hs_test_connect(qphs_daemon_port(d), 10);
+	ck_assert_int_eq(send(*fd, frame, flen, MSG_NOSIGNAL), (ssize_t)flen);
+	return wait_held();
+}
+
+/* A reply from another thread that the socket cannot take at once (the
+ * peer reads nothing until it is given): the loop writes it as the peer
+ * makes room, and the peer gets every byte, counted once. */
+START_TEST(daemon_reply_from_another_thread_too_big_for_the_socket_arrives_whole)
+{
+	size_t n = 16 << 20, got = 0;
+	char *body = big_body(n);
+	uint8_t *buf = malloc(n + 64);
+	struct qphs_daemon *d = hs_test_serve(NULL, HS_BIT(QPHS_HS_CONNECTION), hold, NULL);
+	struct qphs_daemon_stats st;
+	int fd;
+	struct qphs_request *req = send_held(d, &fd);
+	ssize_t r;
+
+	ck_assert_int_eq(qphs_request_reply(req, body, n), 0);
+	while (got < n + 64 && (r = recv(fd, buf + got, n + 64 - got, 0)) > 0)
+		got += (size_t)r;
+	ck_assert_uint_eq(got, n + 9);
+	ck_assert_uint_eq(buf[8], QPHS_HS_CONNECTION);
+	ck_assert_uint_eq(buf[0] | buf[1] << 8 | buf[2] << 16 | (uint32_t)buf[3] << 24, n + 1);
+	ck_assert_mem_eq(buf + 9, body, n);
+	ck_assert_uint_eq(hs_test_wait_open(d, 0, 10), 0);
+	qphs_daemon_stats(d, &st);
+	ck_assert_uint_eq(st.replied, 1);
+	close(fd);
+	free(buf);
+	free(body);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+/* The handler's deadline passes first: the daemon closes the connection,
+ * and the handler's late reply from another thread only frees the request
+ * (nothing written, nothing counted, no descriptor left behind). */
+START_TEST(daemon_reply_from_another_thread_after_the_deadline_only_frees)
+{
+	struct qphs_daemon *d = NULL;
+	struct qphs_daemon_stats st;
+	struct qphs_config cfg;
+	struct qphs_request *req;
+	char c;
+	int fd, before;
+
+	hs_test_config(&cfg);
+	cfg.reply_timeout_ms = 100;
+	d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), hold, NULL);
+	before = open_fds();
+	req = send_held(d, &fd);
+	ck_assert_uint_eq(hs_test_wait_open(d, 0, 10), 0);
+	ck_assert_int_eq(qphs_request_reply(req, "{}\n", 3), 0);
+	ck_assert_int_eq(recv(fd, &c, 1, 0), 0); /* closed, no reply */
+	qphs_daemon_stats(d, &st);
+	ck_assert_uint_eq(st.replied, 0);
+	ck_assert_uint_eq(st.timed_out, 1);
+	close(fd);
+	ck_assert_int_eq(open_fds(), before);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+/* The peer is gone (reset) before another thread replies: the writes
+ * fail without SIGPIPE (default action here: raised, it would end the
+ * test), the connection goes, nothing is counted, and no descriptor is
+ * left behind. */
+START_TEST(daemon_reply_from_another_thread_to_a_peer_gone_raises_no_sigpipe)
+{
+	size_t n = 4 << 20;
+	char *body = big_body(n);
+	struct qphs_daemon *d = hs_test_serve(NULL, HS_BIT(QPHS_HS_CONNECTION), hold, NULL);
+	struct qphs_daemon_stats st;
+	int before = open_fds();
+
+	signal(SIGPIPE, SIG_DFL);
+	for (int i = 0; i < 5; i++) {
+		int fd;
+		struct qphs_request *req = send_held(d, &fd);
+		struct linger lg = {1, 0};
+
+		/* An RST, not a FIN: the reply's first write already fails. */
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		close(fd);
+		qphs_request_reply(req, body, n);
+	}
+	ck_assert_uint_eq(hs_test_wait_open(d, 0, 10), 0);
+	qphs_daemon_stats(d, &st);
+	ck_assert_uint_eq(st.replied, 0);
+	ck_assert_int_eq(open_fds(), before);
+	free(body);
+	qphs_daemon_free(d);
+}
+END_TEST
+
 static int no_thread(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	(void)t, (void)attr, (void)fn, (void)arg;
@@ -997,6 +1113,9 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, daemon_refuses_connections_beyond_the_cap);
 	tcase_add_test(tc, daemon_reply_from_another_thread_is_counted_once_and_closed);
 	tcase_add_test(tc, daemon_delay_fault_holds_a_reply_from_another_thread);
+	tcase_add_test(tc, daemon_reply_from_another_thread_too_big_for_the_socket_arrives_whole);
+	tcase_add_test(tc, daemon_reply_from_another_thread_after_the_deadline_only_frees);
+	tcase_add_test(tc, daemon_reply_from_another_thread_to_a_peer_gone_raises_no_sigpipe);
 	tcase_add_test(tc, daemon_loop_thread_is_named_and_gone_after_stop);
 	tcase_add_test(tc, daemon_stops_promptly_with_connections_in_flight);
 	tcase_add_test(tc, daemon_survives_running_out_of_descriptors);
