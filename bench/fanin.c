@@ -78,15 +78,6 @@ static void get_line(FILE *f, char *buf, size_t len, const char *who)
 	buf[strcspn(buf, "\n")] = 0;
 }
 
-static double proc_cpu_ms(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-}
-
 /* ---- the target ------------------------------------------------------- */
 
 #define TARGET_TIDS 64
@@ -102,7 +93,7 @@ static void target_mark(struct target_mark *m)
 	char names[TARGET_TIDS][16];
 
 	memset(m, 0, sizeof(*m));
-	m->proc = proc_cpu_ms();
+	m->proc = bench_proc_ms(NULL);
 	n = bench_tasks(tids, names, TARGET_TIDS);
 	for (int i = 0; i < n; i++) {
 		double ms = bench_task_ms(tids[i]);

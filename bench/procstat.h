@@ -1,7 +1,8 @@
-/* procstat.h — CPU and TCP counters from /proc, for the RDMA benches
- * (rdma_setup, fanin): the guest's busy time, a thread's run time, the
- * process's threads by name, the TcpExt counters of the caller's network
- * namespace, and a wait for a quiet guest. */
+/* procstat.h — clocks and CPU and TCP counters, for the RDMA benches
+ * (rdma_setup, setup_floor, fanin): the monotonic clock, the guest's busy
+ * time, the process's CPU time and context switches, a thread's run time,
+ * the process's threads by name, the TcpExt counters of the caller's
+ * network namespace, perf's control fifo, and a wait for a quiet guest. */
 #ifndef QPLAB_BENCH_PROCSTAT_H
 #define QPLAB_BENCH_PROCSTAT_H
 
@@ -9,8 +10,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The monotonic clock, ms. */
+static inline double bench_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* This process's CPU time so far (user and system, all its threads), ms,
+ * and in *csw (when not NULL) its context switches, voluntary or not;
+ * from getrusage.  -1 (and *csw -1) when unreadable. */
+static inline double bench_proc_ms(long *csw)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru)) {
+		if (csw)
+			*csw = -1;
+		return -1;
+	}
+	if (csw)
+		*csw = ru.ru_nvcsw + ru.ru_nivcsw;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
 
 /* One TcpExt counter of /proc/net/netstat (a names line, then a values
  * line): the caller's network namespace.  -1 when unreadable. */
@@ -137,6 +166,29 @@ static inline double bench_task_ms(int tid)
 			 &st) != 2)
 		return -1;
 	return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* QPLAB_BENCH_PERF_CTL=FIFO: "enable" / "disable" around each timed
+ * burst, for `perf record -D -1 --control fifo:FIFO` (profiling the timed
+ * part alone; the library's threads are named, so `perf report --sort
+ * comm` splits qphs-loop and qphs-worker from the callers).
+ * QPLAB_BENCH_PERF_ACK=FIFO (perf's --control fifo:CTL,ACK): wait for
+ * perf's "ack", so the command took effect before the burst starts. */
+static inline void bench_perf_ctl(const char *what)
+{
+	const char *p = getenv("QPLAB_BENCH_PERF_CTL"), *ack = getenv("QPLAB_BENCH_PERF_ACK");
+	FILE *f = p ? fopen(p, "w") : NULL;
+	char line[16];
+
+	if (!f)
+		return;
+	fprintf(f, "%s\n", what);
+	fclose(f);
+	if (ack && (f = fopen(ack, "r"))) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		fclose(f);
+	}
 }
 
 /* Waits (bounded: 15 s) until the machine's CPUs are quiet (under 10 %

@@ -35,14 +35,6 @@
 #define QP_PROBE_CAP 2048
 #define SETUP_REPEAT 20
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void die(const char *what, int rc, const char *text)
 {
 	fprintf(stderr, "rdma_setup: %s: %s %s\n", what, qphs_errname(rc), text ? text : "");
@@ -207,7 +199,7 @@ static void pools_ready(struct qphs_context *a, struct qphs_context *b)
 static double connect_ready(struct qphs_context *a, struct qphs_context *b,
 			    struct qphs_endpoint **ea, struct qphs_endpoint **eb)
 {
-	double t0 = now_ms();
+	double t0 = bench_now_ms();
 	int rc = qphs_connect(a, qphs_context_nic_path(b), ea);
 
 	if (rc)
@@ -215,7 +207,7 @@ static double connect_ready(struct qphs_context *a, struct qphs_context *b,
 	*eb = qphs_context_endpoint(b, qphs_context_nic_path(a));
 	if (!*eb || (rc = qphs_endpoint_wait_ready(*eb, 10000)))
 		die("passive ready", rc, NULL);
-	return now_ms() - t0;
+	return bench_now_ms() - t0;
 }
 
 static void conn_close(struct qphs_endpoint *ea, struct qphs_endpoint *eb)
@@ -264,7 +256,7 @@ static void *conn_thread(void *arg)
 
 	pthread_barrier_wait(j->bar);
 	j->ms = connect_ready(j->a, j->b, &j->ea, &j->eb);
-	j->done_at = now_ms();
+	j->done_at = bench_now_ms();
 	pthread_barrier_wait(j->end);
 	pthread_barrier_wait(j->leave);
 	return NULL;
@@ -291,14 +283,9 @@ struct cpu_mark {
 
 static void cpu_mark(struct cpu_mark *m)
 {
-	struct rusage ru;
-
 	memset(m, 0, sizeof(*m));
 	bench_guest_cpu(&m->busy_ms, &m->total_ms);
-	getrusage(RUSAGE_SELF, &ru);
-	m->proc_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-		     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-	m->csw = ru.ru_nvcsw + ru.ru_nivcsw;
+	m->proc_ms = bench_proc_ms(&m->csw);
 	m->listen_overflows = bench_tcpext("ListenOverflows");
 	m->syn_retrans = bench_tcpext("TCPSynRetrans");
 }
@@ -342,29 +329,6 @@ static void srv_print(const char *ptag, struct host *b)
 	}
 }
 
-/* QPLAB_BENCH_PERF_CTL=FIFO: "enable" / "disable" around each timed
- * N-endpoint phase, for `perf record -D -1 --control fifo:FIFO` (profiling
- * the timed part alone; the library's threads are named, so `perf report
- * --sort comm` splits qphs-loop and qphs-worker from the callers). */
-static void perf_ctl(const char *what)
-{
-	const char *p = getenv("QPLAB_BENCH_PERF_CTL"), *ack = getenv("QPLAB_BENCH_PERF_ACK");
-	FILE *f = p ? fopen(p, "w") : NULL;
-	char line[16];
-
-	if (!f)
-		return;
-	fprintf(f, "%s\n", what);
-	fclose(f);
-	/* QPLAB_BENCH_PERF_ACK=FIFO (perf's --control fifo:CTL,ACK): perf
-	 * answers "ack" once the command took effect. */
-	if (ack && (f = fopen(ack, "r"))) {
-		if (!fgets(line, sizeof(line), f))
-			line[0] = 0;
-		fclose(f);
-	}
-}
-
 static void cpu_print(const char *ptag, int n)
 {
 	const struct cpu_mark *a = &cpu_at[0], *b = &cpu_at[1];
@@ -405,11 +369,11 @@ static double burst(struct host *cl, struct host *b, int n, struct phases *ph)
 	 * of /proc (srv_mark, cpu_mark) stay outside it. */
 	srv_mark(b, 0);
 	cpu_mark(&cpu_at[0]);
-	perf_ctl("enable");
-	t0 = now_ms();
+	bench_perf_ctl("enable");
+	t0 = bench_now_ms();
 	pthread_barrier_wait(&bar);
 	pthread_barrier_wait(&end); /* the last connection is ready */
-	perf_ctl("disable");
+	bench_perf_ctl("disable");
 	cpu_mark(&cpu_at[1]);
 	srv_mark(b, 1);
 	pthread_barrier_wait(&leave);
@@ -439,12 +403,12 @@ static double one_by_one(struct host *cl, struct host *b, int n, struct phases *
 
 	srv_mark(b, 0);
 	cpu_mark(&cpu_at[0]);
-	perf_ctl("enable");
+	bench_perf_ctl("enable");
 	for (int i = 0; i < n; i++) {
 		t += connect_ready(cl[i].ctx, b->ctx, &e[2 * i], &e[2 * i + 1]);
 		phases_add(ph, e[2 * i], e[2 * i + 1]);
 	}
-	perf_ctl("disable");
+	bench_perf_ctl("disable");
 	cpu_mark(&cpu_at[1]);
 	srv_mark(b, 1);
 	rss_open = bench_rss_kib(0);

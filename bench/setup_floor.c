@@ -19,10 +19,13 @@
  *           the reply; an ACK answered.  Each message is one connection,
  *           as in Mooncake's protocol.
  *
- * The shapes are bench/rdma_setup's: cold and warm two QPs an endpoint of
- * 256 WRs x 4 SGEs with 64 bytes inline, cmshape one QP of 1 WR x 1 SGE;
- * the transitions carry the attributes of lib/rdma/qpattr.c (Mooncake's),
- * with the responder depth clamped to the device as libqphs's default
+ * The shapes are bench/rdma_setup's: cold and warm take libqphs's defaults
+ * (qphs_config_init: Mooncake's two QPs an endpoint of 256 WRs x 4 SGEs
+ * with 64 bytes inline), cmshape is cmtime's one QP of 1 WR x 1 SGE.  The
+ * transitions carry the attributes of lib/rdma/qpattr.c (Mooncake's): the
+ * RTS values and the MTU cap from the same defaults, the RTR's hop limit
+ * and minimum RNR timer, which the library keeps private, written here;
+ * the responder depth is clamped to the device as libqphs's default
  * does.  What it leaves out, libqphs does on top: the JSON bodies, the
  * port query, the daemon's loop and workers, the endpoint table.  A
  * burst's time runs from the release until the last ACK was answered.
@@ -31,7 +34,8 @@
  * cmshape, all three by default).  QPLAB_RDMA_DEVS=ACTIVE,PASSIVE and
  * QPLAB_RDMA_ADDRS=A,B (IPv4) name the devices and the addresses their
  * GIDs carry.  Figures go to stdout as "name value unit" lines.  Every
- * wait is bounded (sockets time out after 30 s).
+ * wait is bounded (sockets time out after 30 s).  QPLAB_BENCH_PERF_CTL
+ * (procstat.h) opens perf's window around each burst, as rdma_setup's.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -42,13 +46,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "procstat.h"
+#include "qphs.h"
 
 #define MAX_CONNS 1024
 #define MAX_WORKERS 16
@@ -68,11 +72,13 @@ struct shape {
 	const char *name; /* the figures' prefix, as rdma_setup's */
 	int nqp, wr, sge, inline_bytes, warm;
 };
-static const struct shape shapes[] = {
-	{"cold", 2, 256, 4, 64, 0},
-	{"warm", 2, 256, 4, 64, 1},
+/* cold and warm are filled from the defaults (use_defaults). */
+static struct shape shapes[] = {
+	{"cold", 0, 0, 0, 0, 0},
+	{"warm", 0, 0, 0, 0, 1},
 	{"cmshape", 1, 1, 1, 0, 0},
 };
+static struct qphs_config defaults;
 
 struct side {
 	struct ibv_context *ctx;
@@ -96,18 +102,36 @@ struct run {
 	int failed;
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void die(const char *what, int err)
 {
 	fprintf(stderr, "setup_floor: %s: %s\n", what, err ? strerror(err) : "failed");
 	exit(1);
+}
+
+/* libqphs's defaults (Mooncake's): the shape of cold and warm; the RTS
+ * attributes and the MTU cap are read from defaults where they are used.
+ * A message carries at most two QPs. */
+static void use_defaults(void)
+{
+	qphs_config_init(&defaults);
+	if (defaults.num_qp_per_ep < 1 || defaults.num_qp_per_ep > 2)
+		die("the default QP count is not 1 or 2", 0);
+	for (int s = 0; s < 2; s++) {
+		shapes[s].nqp = defaults.num_qp_per_ep;
+		shapes[s].wr = defaults.max_wr;
+		shapes[s].sge = defaults.max_sge;
+		shapes[s].inline_bytes = defaults.max_inline;
+	}
+}
+
+/* An MTU in bytes as verbs numbers it (256 -> IBV_MTU_256 ...). */
+static enum ibv_mtu mtu_enum(int bytes)
+{
+	int m = IBV_MTU_256;
+
+	while (m < IBV_MTU_4096 && (256 << (m - IBV_MTU_256)) < bytes)
+		m++;
+	return (enum ibv_mtu)m;
 }
 
 /* The GID index of addr (IPv4, as a RoCE v2 GID ::ffff:a.b.c.d) on port 1. */
@@ -119,7 +143,7 @@ static int find_gid(struct side *s, struct in_addr addr)
 	memcpy(&want[12], &addr, 4);
 	if (ibv_query_port(s->ctx, 1, &pa))
 		return -1;
-	s->mtu = pa.active_mtu < IBV_MTU_4096 ? pa.active_mtu : IBV_MTU_4096;
+	s->mtu = pa.active_mtu < mtu_enum(defaults.mtu) ? pa.active_mtu : mtu_enum(defaults.mtu);
 	for (int i = 0; i < pa.gid_tbl_len; i++) {
 		struct ibv_gid_entry e;
 
@@ -204,18 +228,11 @@ static int qp_up(const struct side *s, struct ibv_qp *qp, uint32_t dest_qpn,
 				      IBV_QP_AV | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN |
 				      IBV_QP_RQ_PSN))
 		return -1;
-	a = (struct ibv_qp_attr){.qp_state = IBV_QPS_RTS, .timeout = 14, .retry_cnt = 7,
-		.rnr_retry = 7, .max_rd_atomic = s->rd_atomic};
+	a = (struct ibv_qp_attr){.qp_state = IBV_QPS_RTS, .timeout = (uint8_t)defaults.qp_timeout,
+		.retry_cnt = (uint8_t)defaults.qp_retry_cnt,
+		.rnr_retry = (uint8_t)defaults.qp_rnr_retry, .max_rd_atomic = s->rd_atomic};
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 					 IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
-/* The process's context switches so far (getrusage, as rdma_setup). */
-static long csw_now(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
 static void timeouts(int fd)
@@ -269,7 +286,7 @@ static void *active_main(void *arg)
 		bad = qp_up(&r->a, r->qa[j->i][q], rep.qpn[q], rep.gid) != 0;
 	req.type = MSG_ACK;
 	bad = bad || rpc(r, &req, &rep) || rep.type != MSG_ACK_REPLY;
-	r->done_at[j->i] = now_ms();
+	r->done_at[j->i] = bench_now_ms();
 	if (bad)
 		__atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
 	return NULL;
@@ -347,16 +364,18 @@ static void burst(struct run *r, int workers)
 			die("active thread", EAGAIN);
 	}
 	bench_settle();
-	csw0 = csw_now();
+	bench_proc_ms(&csw0);
 	ovf0 = bench_tcpext("ListenOverflows");
 	syn0 = bench_tcpext("TCPSynRetrans");
 	bench_guest_cpu(&b0, &all0);
-	r->t0 = now_ms();
+	bench_perf_ctl("enable");
+	r->t0 = bench_now_ms();
 	pthread_barrier_wait(&r->go);
 	for (int i = 0; i < r->n; i++)
 		pthread_join(act[i], NULL);
+	bench_perf_ctl("disable");
 	bench_guest_cpu(&b1, &all1);
-	csw1 = csw_now();
+	bench_proc_ms(&csw1);
 	ovf1 = bench_tcpext("ListenOverflows");
 	syn1 = bench_tcpext("TCPSynRetrans");
 	for (int i = 0; i < r->n; i++)
@@ -457,6 +476,7 @@ int main(int argc, char **argv)
 				"comma-separated names each\n");
 		return 2;
 	}
+	use_defaults();
 	side_open(&r.a, da, aa);
 	side_open(&r.b, db, ab);
 	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
