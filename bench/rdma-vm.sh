@@ -200,9 +200,26 @@ cm_client 4 >/dev/null 2>&1 || true # ARP, CM and module warm-up
 cm_set 1
 echo "# rdma_setup on $QPLAB_RDMA_DEVS ($(uname -r)); guest load: $(load)"
 timeout 2400 "$bindir/rdma_setup" "${quick[@]}" "$@" | tee "$out"
+# The measured floor (bench/setup_floor): Mooncake's protocol and QP
+# shape with nothing but the work the rules fix, once after the run
+# above (round 0) and in each repeat beside ours.  Its pairs, one line
+# each as in $pairs below: ROUND N CONFIG FLOOR_MS RDMA_CM_MS, and ROUND N
+# CONFIG OURS_MS FLOOR_MS.  A burst of the floor whose accept queue
+# dropped a SYN waited out the client's 1 s retransmission, which is not
+# work: that run is left out ("-").
+mpairs=$build/bench/rdma_measured_floor_pairs.txt
+opairs=$build/bench/rdma_over_floor_pairs.txt
+: >"$mpairs"
+: >"$opairs"
+run_floor() {
+	timeout 600 "$bindir/setup_floor" "$n" >"$flf" 2>&1 ||
+		echo "# round $r: setup_floor $n failed: $(tail -1 "$flf")"
+}
 for n in "$@"; do
 	echo "# the measured floor (bench/setup_floor $n); guest load: $(load)"
-	timeout 600 "$bindir/setup_floor" "$n" 2>&1 | tee "$build/bench/setup_floor-$n.txt" || true
+	r=0 flf=$build/bench/setup_floor-$n.txt
+	run_floor
+	cat "$flf"
 done
 cm_set 2
 
@@ -232,20 +249,6 @@ run_cm() {
 run_ours() {
 	QPLAB_BENCH_MODES=concurrent timeout 1200 "$bindir/rdma_setup" --quick "$n" >"$ours" 2>&1 ||
 		echo "# repeat $r: rdma_setup $n failed: $(tail -1 "$ours")"
-}
-# The measured floor (bench/setup_floor): Mooncake's protocol and QP
-# shape with nothing but the work the rules fix, in each repeat beside
-# ours.  Its pairs, one line each as in $pairs: ROUND N CONFIG FLOOR_MS
-# RDMA_CM_MS, and ROUND N CONFIG OURS_MS FLOOR_MS.  A burst of the floor
-# whose accept queue dropped a SYN waited out the client's 1 s
-# retransmission, which is not work: that run is left out ("-").
-mpairs=$build/bench/rdma_measured_floor_pairs.txt
-opairs=$build/bench/rdma_over_floor_pairs.txt
-: >"$mpairs"
-: >"$opairs"
-run_floor() {
-	timeout 600 "$bindir/setup_floor" "$n" >"$flf" 2>&1 ||
-		echo "# repeat $r: setup_floor $n failed: $(tail -1 "$flf")"
 }
 floor_lines() { # ROUND N FLOOR_FILE OURS_FILE RDMA_CM_MS
 	local c tag f o
