@@ -28,7 +28,7 @@ struct passive {
 	int nowait;        /* loop thread: never wait for ep->lock */
 	int busy;          /* nowait and ep->lock was held: not answered */
 	struct qphs_context *ctx;
-	struct qphs_hs_desc *peer;
+	const struct qphs_hs_desc *peer;
 	struct qphs_hs_desc *out;
 	uint8_t gid[16];
 	uint16_t lid;
@@ -54,7 +54,7 @@ static void reject(struct passive *p, const char *fmt, ...)
 /* Checks that need no endpoint.  Returns 0 when setup may go on. */
 static int precheck(struct passive *p)
 {
-	struct qphs_hs_desc *peer = p->peer;
+	const struct qphs_hs_desc *peer = p->peer;
 	char txt[QPHS__TEXT_LEN];
 
 	if (strcmp(peer->peer_nic_path, p->ctx->nic_path)) {
@@ -267,32 +267,38 @@ static void dispatch(struct passive *p)
 static int passive_connection(struct qphs_rdma *r, struct qphs_request *req, double queued_ms,
 			      int nowait)
 {
-	struct qphs_hs_desc peer, out;
-	struct passive p = {.r = r, .peer = &peer, .out = &out, .queued_ms = queued_ms,
-			    .nowait = nowait};
+	struct qphs_hs_desc mine, out;
+	struct passive p = {.r = r, .out = &out, .queued_ms = queued_ms, .nowait = nowait};
 	char err[QPHS__TEXT_LEN] = "out of memory";
 	size_t len = 0;
-	const struct qphs_hs_desc *parsed = qphs_request_desc(req);
+	/* The daemon parsed and checked the body already: its desc is read
+	 * in place (it lives as long as req, and nothing below reads it
+	 * after the reply).  Only a request the daemon did not parse is
+	 * parsed here. */
 	const char *json = qphs_request_json(req, &len);
-	/* The daemon already parsed and checked the body: copy its desc. */
-	int ok = parsed ? !qphs_hs_desc_copy(&peer, parsed)
-			: !qphs_hs_desc_parse(json, len, &peer, err, sizeof(err));
+	int ok = 1;
 
+	p.peer = qphs_request_desc(req);
+	if (!p.peer) {
+		ok = !qphs_hs_desc_parse(json, len, &mine, err, sizeof(err));
+		p.peer = &mine;
+	}
 	if (qphs_hs_desc_init(&out)) {
-		if (ok)
-			qphs_hs_desc_clear(&peer);
+		if (ok && p.peer == &mine)
+			qphs_hs_desc_clear(&mine);
 		qphs_request_close(req);
 		return 0;
 	}
 	if (!ok) {
 		qphs_desc_set_str(&out.reply_msg, err);
 	} else {
-		qphs_desc_set_str(&out.peer_nic_path, peer.local_nic_path);
+		qphs_desc_set_str(&out.peer_nic_path, p.peer->local_nic_path);
 		dispatch(&p);
 		/* ready_ack only when the request had it and we speak it. */
-		out.has_ready_ack = peer.has_ready_ack && r->cfg.ready_ack && !peer.ready_ack;
+		out.has_ready_ack = p.peer->has_ready_ack && r->cfg.ready_ack && !p.peer->ready_ack;
 		out.ready_ack = false;
-		qphs_hs_desc_clear(&peer);
+		if (p.peer == &mine)
+			qphs_hs_desc_clear(&mine);
 	}
 	if (!p.busy)
 		reply_with(req, &out);
