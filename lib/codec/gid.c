@@ -1,9 +1,24 @@
 /* GID strings: Mooncake's parseGidString rules, and the 47-char format. */
-#include <ctype.h>
 #include <stdio.h>
 
 #include "qphs/body.h"
 #include "qphs/error.h"
+
+/* C-locale classes, without the locale tables' calls: a GID is parsed
+ * twice in every setup. */
+static int is_space(int c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* A hex digit's value, or -1. */
+static int hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20; /* 'A'-'F' to 'a'-'f' */
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
 
 /* One field: optional whitespace, optional 0x, one or more hex digits,
  * value <= 0xff.  Returns the position after it, or NULL. */
@@ -11,15 +26,16 @@ static const char *gid_field(const char *p, uint8_t *out)
 {
 	unsigned v = 0;
 	const char *digits;
+	int d;
 
-	while (isspace((unsigned char)*p))
+	while (is_space((unsigned char)*p))
 		p++;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && isxdigit((unsigned char)p[2]))
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && hex_value((unsigned char)p[2]) >= 0)
 		p += 2;
 	digits = p;
-	while (isxdigit((unsigned char)*p)) {
-		int c = tolower((unsigned char)*p++);
-		v = v * 16 + (unsigned)(c <= '9' ? c - '0' : c - 'a' + 10);
+	while ((d = hex_value((unsigned char)*p)) >= 0) {
+		p++;
+		v = v * 16 + (unsigned)d;
 		if (v > 0xff)
 			return NULL;
 	}
