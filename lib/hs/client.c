@@ -4,9 +4,11 @@
  * A request that was sent is never sent again: only a failed connect moves
  * on to the next resolved address (Mooncake re-sends after any error,
  * a reply timeout included, so a peer could act twice). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <json-c/json_object.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -89,8 +91,39 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms, struct qphs_cl
 		return fail(res, qphs__errno_code(err), "connecting to %s: %s", addr,
 			    strerror(err));
 	}
-	snprintf(res->peer, sizeof(res->peer), "%s", addr);
+	/* addr fits: no cut, and no format to interpret. */
+	_Static_assert(sizeof(addr) <= sizeof(res->peer), "res->peer holds addr");
+	memcpy(res->peer, addr, strlen(addr) + 1);
 	return fd;
+}
+
+/* A numeric address, the usual case (segment descriptors carry IPs),
+ * needs no resolver: *ai and *ss become the one address getaddrinfo
+ * would give for it.  Anything else (a name, "127.1", a scoped IPv6
+ * address) is left to getaddrinfo. */
+static bool numeric_addr(const char *host, uint16_t port, struct sockaddr_storage *ss,
+			 struct addrinfo *ai)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	memset(ai, 0, sizeof(*ai));
+	if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons(port);
+		ai->ai_addrlen = sizeof(*in);
+	} else if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		ai->ai_addrlen = sizeof(*in6);
+	} else {
+		return false;
+	}
+	ai->ai_family = ss->ss_family;
+	ai->ai_socktype = SOCK_STREAM;
+	ai->ai_addr = (struct sockaddr *)ss;
+	return true;
 }
 
 /* Resolves server and connects to the first address that accepts. */
@@ -98,7 +131,8 @@ static int connect_server(const struct qphs_config *cfg, const char *server,
 			  struct qphs_client_result *res)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
-	struct addrinfo *list = NULL;
+	struct addrinfo *list = NULL, one;
+	struct sockaddr_storage ss;
 	char host[256], port_s[8];
 	uint16_t port;
 	int rc;
@@ -106,6 +140,8 @@ static int connect_server(const struct qphs_config *cfg, const char *server,
 	rc = qphs_parse_host_port(server, host, sizeof(host), &port, cfg->handshake_port);
 	if (rc)
 		return fail(res, rc, "bad server address '%s' (want HOST:PORT)", server);
+	if (numeric_addr(host, port, &ss, &one))
+		return connect_one(&one, cfg->connect_timeout_s * 1000, res);
 	snprintf(port_s, sizeof(port_s), "%u", port);
 	rc = getaddrinfo(host, port_s, &hints, &list);
 	if (rc != 0 || !list)

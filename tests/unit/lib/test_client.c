@@ -358,6 +358,30 @@ START_TEST(client_connect_times_out_against_a_full_backlog)
 }
 END_TEST
 
+/* A numeric address is connected to without the resolver; anything else
+ * still goes through getaddrinfo: the inet_aton short form "127.1" and
+ * the name "localhost" reach the same daemon, and the peer text is the
+ * address actually connected to. */
+START_TEST(client_short_forms_and_names_go_through_the_resolver)
+{
+	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	struct qphs_client_result res;
+	struct qphs_config cfg;
+	char addr[64];
+
+	hs_test_config(&cfg);
+	snprintf(addr, sizeof(addr), "127.1:%u", qphs_daemon_port(d));
+	ck_assert_int_eq(qphs_client_request(&cfg, addr, QPHS_HS_PROBE, "{}\n", 3, &res), 0);
+	ck_assert_str_eq(res.peer, hs_test_addr(d));
+	free(res.reply);
+	snprintf(addr, sizeof(addr), "localhost:%u", qphs_daemon_port(d));
+	ck_assert_int_eq(qphs_client_request(&cfg, addr, QPHS_HS_PROBE, "{}\n", 3, &res), 0);
+	ck_assert_str_eq(res.reply, "{\"status\":\"success\"}\n");
+	free(res.reply);
+	qphs_daemon_free(d);
+}
+END_TEST
+
 START_TEST(client_and_daemon_speak_ipv6)
 {
 	struct qphs_client_result res;
@@ -427,6 +451,7 @@ Suite *suite_client(void)
 	tcase_add_test(tc, client_rejection_text_is_the_same_on_both_readers);
 	tcase_add_test(tc, client_connection_reply_of_wrong_shape_is_malformed_json);
 	tcase_add_test(tc, client_old_protocol_request_gets_untyped_reply);
+	tcase_add_test(tc, client_short_forms_and_names_go_through_the_resolver);
 	tcase_add_test(tc, client_and_daemon_speak_ipv6);
 	tcase_add_test(tc, client_peer_text_is_inet_ntops);
 	tc = unit_tcase(s, "faults", 10);
