@@ -91,7 +91,12 @@ int qphs__hs_send(const struct qphs_config *cfg, const char *server,
 							 : QPHS_HS_CONNECTION,
 				       json, len, &res, reply);
 	free(json);
-	snprintf(errtxt, errlen, "%s", res.errstr);
+	/* Most requests succeed: no format call (and its deep stack frame,
+	 * a page fault in a fresh thread) for an empty text. */
+	if (res.errstr[0])
+		snprintf(errtxt, errlen, "%s", res.errstr);
+	else if (errlen)
+		errtxt[0] = '\0';
 	if (connect_ms)
 		*connect_ms = res.connect_ms;
 	return rc;
