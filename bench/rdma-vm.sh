@@ -98,18 +98,15 @@ start_server() {
 start_server
 cm_client() { timeout 300 cmtime -s "$B" -b "$A" -c "$1"; }
 # The guest's busy and total CPU ticks so far (/proc/stat's first line:
-# busy is neither idle nor iowait), into cpu_busy and cpu_all, with bash
-# builtins only: no fork between a line of cmtime's and the reading it
-# marks.  busy_ms prints the busy time in ms.
+# busy is neither idle nor iowait), into cpu_busy and cpu_all, and the
+# busy time in ms into busy_ms, with bash builtins only: no fork between a
+# line of cmtime's and the reading it marks.
 hz=$(getconf CLK_TCK)
 cpu_ticks() {
 	local u n s i w q sq st
 	read -r _ u n s i w q sq st _ </proc/stat
 	cpu_all=$((u + n + s + i + w + q + sq + st)) cpu_busy=$((u + n + s + q + sq + st))
-}
-busy_ms() {
-	cpu_ticks
-	echo $((cpu_busy * 1000 / hz))
+	busy_ms=$((cpu_busy * 1000 / hz))
 }
 # perf_cmd CMD CTL ACK: one command to perf record --control fifo:CTL,ACK,
 # waiting for its "ack"; bounded, since a perf that died would leave both
@@ -174,9 +171,11 @@ cm_set() { # pass
 		tee -a "$cmout"
 	for n in "${ns[@]}"; do
 		echo "# cmtime pass $1: -c $n (all in flight); guest load: $(load)"
-		b0=$(busy_ms)
+		cpu_ticks
+		b0=$busy_ms
 		cm_timed "$n" "$build/bench/cmtime-$n-p$1.txt"
-		b1=$(busy_ms)
+		cpu_ticks
+		b1=$busy_ms
 		grep -E 'step|:' "$build/bench/cmtime-$n-p$1.txt"
 		echo "rdma_cm_p$1_${n}_concurrent_per_conn $(cm_per_conn "$build/bench/cmtime-$n-p$1.txt") ms (create id .. connect, wall time / $n)" | tee -a "$cmout"
 		# Its CPU cost over the timed steps (from its "creating id" line
