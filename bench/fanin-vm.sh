@@ -13,9 +13,16 @@ shift || true
 [ $# -gt 0 ] || set -- 64 256
 cd "$(dirname "$0")/.."
 topo=netns/topo
+# fanin runs from a copy in /run, a tmpfs in the guest's memory, as
+# bench/rdma-vm.sh runs rdma_setup: the build directory is shared over 9p
+# without a cache, and each of fanin's processes (it runs itself again in
+# every host's namespace) would read its code pages from the host.
+bindir='' name=''
+trap '[ -z "$bindir" ] || rm -rf "$bindir"; [ -z "$name" ] || $topo down --name "$name"' EXIT
+bindir=$(mktemp -d /run/qplab-fanin-bin.XXXXXX)
+cp "$build/bench/fanin" "$bindir/"
 json=$($topo up --name fanb --hosts t,a,b,c,d,e,f,g --mode netns)
 name=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["name"])' <<<"$json")
-trap '$topo down --name "$name"' EXIT
 # --target NS,DEV,ADDR and one --client NS,DEV,ADDR per other host.
 mapfile -t hostargs < <(python3 -c '
 import json, sys
@@ -24,5 +31,5 @@ for i, h in enumerate(json.load(sys.stdin)["hosts"]):
     print("%s,%s,%s" % (h["netns"], h["rxe"], h["addr4"]))
 ' <<<"$json")
 echo "# fanin on $(uname -r): 1 target, $((${#hostargs[@]} / 2 - 1)) client hosts; guest load: $(cut -d' ' -f1-3 /proc/loadavg)"
-timeout 1200 "$build/bench/fanin" run "${hostargs[@]}" "$@" | tee "$build/bench/fanin.txt"
+timeout 1200 "$bindir/fanin" run "${hostargs[@]}" "$@" | tee "$build/bench/fanin.txt"
 echo "# Mooncake PR 2793 reports 240 concurrent handshakes to one target taking about 96 s on real NICs (unpatched); guest load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
