@@ -101,6 +101,7 @@ void qphs_config_init(struct qphs_config *cfg)
 		.connect_attempts = 5,
 		.worker_threads = 4,
 		.qp_pool_size = 0,
+		.accept_thread_nice = -20,
 	};
 }
 
@@ -261,6 +262,7 @@ static const struct api_row api_rows[] = {
 	{"memory_budget_kib", AFIELD(memory_budget_kib), 1 << 10, 1 << 30},
 	{"max_small_body", AFIELD(max_small_body), 4096, 128 << 20},
 	{"max_body_keys", AFIELD(max_body_keys), 16, 1 << 24},
+	{"accept_thread_nice", AFIELD(accept_thread_nice), -20, 0},
 	{"qp_timeout", AFIELD(qp_timeout), 0, 31},
 	{"qp_retry_cnt", AFIELD(qp_retry_cnt), 0, 7},
 	{"qp_rnr_retry", AFIELD(qp_rnr_retry), 0, 7},

@@ -22,7 +22,13 @@
  * look at the queue, until ACCEPT_QUIET_MS pass without one.  What it takes
  * it queues for the loop (at most ACCEPT_QUEUE; then it waits and the
  * kernel holds the rest), and the loop makes them its own as it does its
- * own accepts (admit). */
+ * own accepts (admit).
+ *
+ * Why a raised priority (accept_thread_nice, nice -20 by default).  Woken
+ * in a burst, a thread at the connecting threads' own priority waits its
+ * turn behind them, and the queue overflows meanwhile.  A nice value is a
+ * weight, not a real-time class: the thread's work per turn is bounded by
+ * ACCEPT_QUEUE, and without the privilege it keeps the value it has. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/tcp.h>
@@ -30,6 +36,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -178,6 +185,26 @@ static void push(struct acceptor *a, const struct accepted *c)
 	/* EAGAIN: the counter is non-zero already, the loop will wake. */
 }
 
+/* Gives this thread the nice value accept_thread_nice asks for, unless
+ * it already has that or a higher priority.  Linux keeps a nice value per
+ * thread: the loop, the workers and the caller's threads keep theirs. */
+static void take_priority(const struct qphs_daemon *d)
+{
+	int want = d->cfg.accept_thread_nice, have;
+	id_t tid = (id_t)gettid();
+
+	if (want == 0)
+		return;
+	errno = 0;
+	have = getpriority(PRIO_PROCESS, tid);
+	if (errno == 0 && have <= want)
+		return;
+	if (setpriority(PRIO_PROCESS, tid, want) != 0)
+		QPHS_INFO("[Handshake] the accept thread keeps nice %d, not accept_thread_nice's "
+			  "%d: %s (raising it needs CAP_SYS_NICE or RLIMIT_NICE)",
+			  have, want, strerror(errno));
+}
+
 static void *acceptor_main(void *arg)
 {
 	struct qphs_daemon *d = arg;
@@ -187,6 +214,7 @@ static void *acceptor_main(void *arg)
 	int nap_ms = ACCEPT_NAP_MIN_MS;
 	int64_t burst_until = 0; /* taking everything until then */
 
+	take_priority(d);
 	while (!atomic_load(&a->stop)) {
 		int64_t t0 = qphs__now_ms();
 		int rc = 1, n = epoll_wait(a->epfd, ev, 2, look ? 0 : -1);

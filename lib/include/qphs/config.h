@@ -103,6 +103,17 @@ struct qphs_config {
 	int max_body_keys;          /* keys plus array elements of one body,
 				     * counted before parsing, 32768,
 				     * 16..1<<24 */
+	int accept_thread_nice;     /* nice value the daemon's accept thread
+				     * asks for, -20, -20..0; 0 leaves the
+				     * one it inherits.  Raising it needs
+				     * CAP_SYS_NICE (or RLIMIT_NICE); without,
+				     * the thread keeps its own and logs one
+				     * line.  Only that thread's: it takes
+				     * connections off a filling accept queue
+				     * while the loop waits for a CPU (docs/
+				     * hs.md), and a burst of connecting
+				     * threads at its own priority leaves it
+				     * too small a share to keep up */
 };
 
 /* Fills cfg with the defaults above.  cfg: caller-owned, not NULL. */

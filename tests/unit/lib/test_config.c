@@ -243,6 +243,27 @@ START_TEST(config_qp_pool_off_by_default_and_checked)
 }
 END_TEST
 
+/* The accept thread asks for nice -20 by default; the field takes -20..0
+ * and nothing above (a daemon thread is never made to yield more). */
+START_TEST(config_accept_thread_nice_defaults_and_range)
+{
+	struct qphs_config c;
+	char err[256] = "";
+
+	qphs_config_init(&c);
+	ck_assert_int_eq(c.accept_thread_nice, -20);
+	c.accept_thread_nice = 0;
+	ck_assert_int_eq(qphs_config_validate(&c, err, sizeof(err)), 0);
+	c.accept_thread_nice = 1;
+	ck_assert_int_eq(qphs_config_validate(&c, err, sizeof(err)), QPHS_ERR_CONFIG_RANGE);
+	ck_assert_ptr_nonnull(strstr(err, "accept_thread_nice = 1"));
+	c.accept_thread_nice = -21;
+	ck_assert_int_eq(qphs_config_validate(&c, err, sizeof(err)), QPHS_ERR_CONFIG_RANGE);
+	ck_assert_ptr_nonnull(strstr(err, "accept_thread_nice = -21"));
+	unit_hit(QPHS_ERR_CONFIG_RANGE);
+}
+END_TEST
+
 Suite *suite_config(void)
 {
 	Suite *s = suite_create("config");
@@ -258,5 +279,6 @@ Suite *suite_config(void)
 	tcase_add_test(tc, config_ignores_other_variables);
 	tcase_add_test(tc, config_validate_names_the_field);
 	tcase_add_test(tc, config_qp_pool_off_by_default_and_checked);
+	tcase_add_test(tc, config_accept_thread_nice_defaults_and_range);
 	return s;
 }

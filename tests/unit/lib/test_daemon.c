@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <poll.h>
@@ -588,6 +589,80 @@ START_TEST(daemon_loop_thread_is_named_and_gone_after_stop)
 }
 END_TEST
 
+/* The nice value of this process's thread named name, or INT_MIN when
+ * there is none. */
+static int nice_of(const char *name)
+{
+	char path[300], comm[32];
+	int nice = INT_MIN;
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *e;
+
+	ck_assert_ptr_nonnull(dir);
+	while ((e = readdir(dir)) && nice == INT_MIN) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(strtok(comm, "\n"), name)) {
+			errno = 0;
+			nice = getpriority(PRIO_PROCESS, (id_t)atoi(e->d_name));
+			ck_assert_int_eq(errno, 0);
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return nice;
+}
+
+/* Whether a thread of this process may raise its own priority by one
+ * step (root, CAP_SYS_NICE, RLIMIT_NICE), tried on a thread of its own. */
+static void *try_raise(void *arg)
+{
+	*(int *)arg = setpriority(PRIO_PROCESS, (id_t)gettid(),
+				  getpriority(PRIO_PROCESS, (id_t)gettid()) - 1) == 0;
+	return NULL;
+}
+
+/* accept_thread_nice: the accept thread takes it when the process may
+ * raise a priority and keeps the nice value it inherits when not or when
+ * the field is 0; the loop thread keeps the inherited one either way. */
+START_TEST(daemon_accept_thread_takes_the_nice_value_it_is_given)
+{
+	struct qphs_config cfg;
+	struct qphs_daemon *d;
+	pthread_t t;
+	int may = 0, base, want;
+
+	errno = 0;
+	base = getpriority(PRIO_PROCESS, (id_t)gettid());
+	ck_assert_int_eq(errno, 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, try_raise, &may), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	hs_test_config(&cfg);
+	ck_assert_int_eq(cfg.accept_thread_nice, -20);
+	cfg.accept_thread_nice = base > -7 ? -7 : -20;
+	want = may && cfg.accept_thread_nice < base ? cfg.accept_thread_nice : base;
+	d = hs_test_serve(&cfg, 0, NULL, NULL);
+	/* The thread sets it as it starts. */
+	for (int i = 0; i < (int)(unit_timeout(10) * 100) && nice_of("qphs-accept") != want; i++)
+		usleep(10000);
+	ck_assert_int_eq(nice_of("qphs-accept"), want);
+	ck_assert_int_eq(nice_of("qphs-loop"), base);
+	hs_test_assert_probe(d);
+	qphs_daemon_free(d);
+
+	cfg.accept_thread_nice = 0;
+	d = hs_test_serve(&cfg, 0, NULL, NULL);
+	hs_test_assert_probe(d);
+	ck_assert_int_eq(nice_of("qphs-accept"), base);
+	qphs_daemon_free(d);
+}
+END_TEST
+
 /* A handler that holds the loop thread until the test lets it go: only a
  * test does this (handlers must not block). */
 struct hold {
@@ -1117,6 +1192,7 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, daemon_reply_from_another_thread_after_the_deadline_only_frees);
 	tcase_add_test(tc, daemon_reply_from_another_thread_to_a_peer_gone_raises_no_sigpipe);
 	tcase_add_test(tc, daemon_loop_thread_is_named_and_gone_after_stop);
+	tcase_add_test(tc, daemon_accept_thread_takes_the_nice_value_it_is_given);
 	tcase_add_test(tc, daemon_stops_promptly_with_connections_in_flight);
 	tcase_add_test(tc, daemon_survives_running_out_of_descriptors);
 	return s;
