@@ -341,13 +341,12 @@ if [ "$repeats" -gt 0 ]; then
 	echo "# the measured floor (bench/setup_floor): Mooncake's protocol and QP shape, raw verbs and blocking sockets, no JSON, no daemon, no hand-off; runs whose accept queue dropped a SYN left out"
 	for n in "$@"; do
 		for c in cold warm cmshape; do
-			v=$("$build/bench/paired" "$mpairs" "measured_floor_${c}_${n}_concurrent" "$n" "${c}_" "floor / rdma_cm")
+			v=$("$build/bench/paired" --word floor "$mpairs" "measured_floor_${c}_${n}_concurrent" "$n" "${c}_" "floor / rdma_cm")
 			case $v in
-			*" n/a "*) echo "${v%) target *}): no measured floor (a run whose accept queue dropped a SYN is left out)" ;;
-			*) echo "${v/) target /) floor }" ;;
+			*" n/a "*) echo "$v: no measured floor (a run whose accept queue dropped a SYN is left out)" ;;
+			*) echo "$v" ;;
 			esac
-			v=$("$build/bench/paired" "$opairs" "ours_over_floor_${c}_${n}_concurrent" "$n" "${c}_" "ours / floor")
-			echo "${v%) target *})"
+			"$build/bench/paired" --word none "$opairs" "ours_over_floor_${c}_${n}_concurrent" "$n" "${c}_" "ours / floor"
 		done
 	done
 fi
@@ -461,11 +460,10 @@ profile_one() { # CONFIG N K
 				v = "-"
 				if ($4 + 0 > 0) v = sprintf("%.4f", $4 * p)
 				print $1, $2, $3, v, $5 }' "$pairs" >"$fpairs"
-			verdict=$("$build/bench/paired" "$fpairs" "floor_${cfg}_${n}_concurrent" "$n" "${cfg}_")
-			echo "# floor: $cfg $n: at least $floor ms per connection on $(nproc) CPUs, $phi of the profiled burst's $wall ms; that share of this run's paired runs against rdma_cm's:"
 			# Not a comparison of the bench's (none counts it): its
 			# verdict reads "floor", not "target".
-			verdict=${verdict/) target /) floor }
+			verdict=$("$build/bench/paired" --word floor "$fpairs" "floor_${cfg}_${n}_concurrent" "$n" "${cfg}_")
+			echo "# floor: $cfg $n: at least $floor ms per connection on $(nproc) CPUs, $phi of the profiled burst's $wall ms; that share of this run's paired runs against rdma_cm's:"
 			echo "$verdict"
 			floor_judged[$cfg:$n]=$((${floor_judged[$cfg:$n]:-0} + 1))
 			floor_shares[$cfg:$n]+=" $phi"

@@ -528,15 +528,14 @@ static int wanted(const char *var, const char *what)
 
 int main(int argc, char **argv)
 {
-	const char *devs = getenv("QPLAB_RDMA_DEVS"), *addrs = getenv("QPLAB_RDMA_ADDRS");
 	char da[32], db[32], aa[32], ab[32];
 	struct qphs_config cfg;
 	int quick = argc > 1 && !strcmp(argv[1], "--quick"), ns[8], nn = 0;
 
-	if (!devs || !addrs || sscanf(devs, "%31[^,],%31s", da, db) != 2 ||
-	    sscanf(addrs, "%31[^,],%31s", aa, ab) != 2) {
-		fprintf(stderr, "rdma_setup: set QPLAB_RDMA_DEVS and QPLAB_RDMA_ADDRS "
-			"(bench/rdma.sh does)\n");
+	if (bench_env_pair("QPLAB_RDMA_DEVS", da, db, sizeof(da)) ||
+	    bench_env_pair("QPLAB_RDMA_ADDRS", aa, ab, sizeof(aa))) {
+		fprintf(stderr, "rdma_setup: set QPLAB_RDMA_DEVS and QPLAB_RDMA_ADDRS to two "
+			"comma-separated names each (bench/rdma.sh does)\n");
 		return 2;
 	}
 	for (int i = 1 + quick; i < argc && nn < 8; i++)

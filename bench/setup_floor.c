@@ -23,7 +23,8 @@
  * (qphs_config_init: Mooncake's two QPs an endpoint of 256 WRs x 4 SGEs
  * with 64 bytes inline), cmshape is cmtime's one QP of 1 WR x 1 SGE.  The
  * transitions carry the attributes of lib/rdma/qpattr.c (Mooncake's): the
- * RTS values and the MTU cap from the same defaults, the RTR's hop limit
+ * port, P_Key index, SL, traffic class, RTS values and MTU cap from the
+ * same defaults, the RTR's hop limit
  * and minimum RNR timer, which the library keeps private, written here;
  * the responder depth is clamped to the device as libqphs's default
  * does.  What it leaves out, libqphs does on top: the JSON bodies, the
@@ -134,20 +135,21 @@ static enum ibv_mtu mtu_enum(int bytes)
 	return (enum ibv_mtu)m;
 }
 
-/* The GID index of addr (IPv4, as a RoCE v2 GID ::ffff:a.b.c.d) on port 1. */
+/* The GID index of addr (IPv4, as a RoCE v2 GID ::ffff:a.b.c.d) on the
+ * default port (ib_port, MC_IB_PORT's default). */
 static int find_gid(struct side *s, struct in_addr addr)
 {
 	struct ibv_port_attr pa;
 	uint8_t want[16] = {[10] = 0xff, [11] = 0xff};
 
 	memcpy(&want[12], &addr, 4);
-	if (ibv_query_port(s->ctx, 1, &pa))
+	if (ibv_query_port(s->ctx, (uint8_t)defaults.ib_port, &pa))
 		return -1;
 	s->mtu = pa.active_mtu < mtu_enum(defaults.mtu) ? pa.active_mtu : mtu_enum(defaults.mtu);
 	for (int i = 0; i < pa.gid_tbl_len; i++) {
 		struct ibv_gid_entry e;
 
-		if (ibv_query_gid_ex(s->ctx, 1, (uint32_t)i, &e, 0) ||
+		if (ibv_query_gid_ex(s->ctx, (uint32_t)defaults.ib_port, (uint32_t)i, &e, 0) ||
 		    e.gid_type != IBV_GID_TYPE_ROCE_V2 || memcmp(e.gid.raw, want, 16))
 			continue;
 		s->gid_index = i;
@@ -213,7 +215,8 @@ static int qp_up(const struct side *s, struct ibv_qp *qp, uint32_t dest_qpn,
 
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
 		return -1;
-	a = (struct ibv_qp_attr){.qp_state = IBV_QPS_INIT, .port_num = 1,
+	a = (struct ibv_qp_attr){.qp_state = IBV_QPS_INIT, .port_num = (uint8_t)defaults.ib_port,
+		.pkey_index = (uint16_t)defaults.pkey_index,
 		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
 				   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC};
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
@@ -221,8 +224,10 @@ static int qp_up(const struct side *s, struct ibv_qp *qp, uint32_t dest_qpn,
 		return -1;
 	a = (struct ibv_qp_attr){.qp_state = IBV_QPS_RTR, .path_mtu = s->mtu,
 		.dest_qp_num = dest_qpn, .max_dest_rd_atomic = s->rd_atomic, .min_rnr_timer = 12,
-		.ah_attr = {.is_global = 1, .port_num = 1,
-			    .grh = {.sgid_index = (uint8_t)s->gid_index, .hop_limit = 16}}};
+		.ah_attr = {.is_global = 1, .port_num = (uint8_t)defaults.ib_port,
+			    .sl = (uint8_t)defaults.ib_sl,
+			    .grh = {.sgid_index = (uint8_t)s->gid_index, .hop_limit = 16,
+				    .traffic_class = (uint8_t)defaults.ib_tc}}};
 	memcpy(a.ah_attr.grh.dgid.raw, dgid, 16);
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PATH_MTU | IBV_QP_MIN_RNR_TIMER |
 				      IBV_QP_AV | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_DEST_QPN |
@@ -428,18 +433,6 @@ static int number(const char *s, int lo, int hi)
 	return !errno && end != s && !*end && v >= lo && v <= hi ? (int)v : -1;
 }
 
-static int split2(const char *v, char *x, char *y, size_t len)
-{
-	const char *c = v ? strchr(v, ',') : NULL;
-
-	if (!c || (size_t)(c - v) >= len || strlen(c + 1) >= len || strchr(c + 1, ','))
-		return -1;
-	memcpy(x, v, (size_t)(c - v));
-	x[c - v] = 0;
-	strcpy(y, c + 1);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	char da[64], db[64], aa[64], ab[64];
@@ -470,8 +463,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (split2(getenv("QPLAB_RDMA_DEVS"), da, db, sizeof(da)) ||
-	    split2(getenv("QPLAB_RDMA_ADDRS"), aa, ab, sizeof(aa))) {
+	if (bench_env_pair("QPLAB_RDMA_DEVS", da, db, sizeof(da)) ||
+	    bench_env_pair("QPLAB_RDMA_ADDRS", aa, ab, sizeof(aa))) {
 		fprintf(stderr, "setup_floor: QPLAB_RDMA_DEVS and QPLAB_RDMA_ADDRS want two "
 				"comma-separated names each\n");
 		return 2;
