@@ -5,7 +5,8 @@
  * Threads.  The daemon owns one loop thread, an accept thread that takes
  * connections off the listener for the loop only while the loop is busy
  * and the kernel's accept queue half full (so the queue keeps draining
- * during a burst; it asks for nice accept_thread_nice), and a parse thread for large bodies.  Handlers run on the loop thread and must
+ * during a burst; it asks for nice accept_thread_nice), and a parse
+ * thread for large bodies.  Handlers run on the loop thread and must
  * not block: a handler either answers at once (qphs_request_reply) or keeps
  * the request and answers later from any thread — qphs_request_reply and
  * qphs_request_close are the only calls that may be made from other threads

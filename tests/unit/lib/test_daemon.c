@@ -618,12 +618,14 @@ static int nice_of(const char *name)
 	return nice;
 }
 
-/* Whether a thread of this process may raise its own priority by one
- * step (root, CAP_SYS_NICE, RLIMIT_NICE), tried on a thread of its own. */
-static void *try_raise(void *arg)
+/* Whether a thread of this process may take the nice value *arg (root,
+ * CAP_SYS_NICE, RLIMIT_NICE), tried on a thread of its own: 1 or 0 in
+ * *arg. */
+static void *try_nice(void *arg)
 {
-	*(int *)arg = setpriority(PRIO_PROCESS, (id_t)gettid(),
-				  getpriority(PRIO_PROCESS, (id_t)gettid()) - 1) == 0;
+	int *v = arg;
+
+	*v = setpriority(PRIO_PROCESS, (id_t)gettid(), *v) == 0;
 	return NULL;
 }
 
@@ -635,16 +637,17 @@ START_TEST(daemon_accept_thread_takes_the_nice_value_it_is_given)
 	struct qphs_config cfg;
 	struct qphs_daemon *d;
 	pthread_t t;
-	int may = 0, base, want;
+	int may, base, want;
 
 	errno = 0;
 	base = getpriority(PRIO_PROCESS, (id_t)gettid());
 	ck_assert_int_eq(errno, 0);
-	ck_assert_int_eq(pthread_create(&t, NULL, try_raise, &may), 0);
-	ck_assert_int_eq(pthread_join(t, NULL), 0);
 	hs_test_config(&cfg);
 	ck_assert_int_eq(cfg.accept_thread_nice, -20);
 	cfg.accept_thread_nice = base > -7 ? -7 : -20;
+	may = cfg.accept_thread_nice;
+	ck_assert_int_eq(pthread_create(&t, NULL, try_nice, &may), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
 	want = may && cfg.accept_thread_nice < base ? cfg.accept_thread_nice : base;
 	d = hs_test_serve(&cfg, 0, NULL, NULL);
 	/* The thread sets it as it starts. */
