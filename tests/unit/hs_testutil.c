@@ -79,7 +79,9 @@ int hs_test_connect_from(const char *src, uint16_t port, double seconds)
 	return fd;
 }
 
-int hs_test_threads_named(const char *name)
+/* Counts this process's threads named name; the first one's tid goes to
+ * *first when first is not NULL (0 when there is none). */
+static int threads_named(const char *name, pid_t *first)
 {
 	char path[300], comm[32];
 	int n = 0;
@@ -87,6 +89,8 @@ int hs_test_threads_named(const char *name)
 	struct dirent *e;
 
 	ck_assert_ptr_nonnull(dir);
+	if (first)
+		*first = 0;
 	while ((e = readdir(dir))) {
 		FILE *f;
 
@@ -94,13 +98,27 @@ int hs_test_threads_named(const char *name)
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
 		if ((f = fopen(path, "r"))) {
-			if (fgets(comm, sizeof(comm), f) && !strcmp(strtok(comm, "\n"), name))
-				n++;
+			if (fgets(comm, sizeof(comm), f) && !strcmp(strtok(comm, "\n"), name) &&
+			    n++ == 0 && first)
+				*first = (pid_t)atoi(e->d_name);
 			fclose(f);
 		}
 	}
 	closedir(dir);
 	return n;
+}
+
+int hs_test_threads_named(const char *name)
+{
+	return threads_named(name, NULL);
+}
+
+pid_t hs_test_thread_named(const char *name)
+{
+	pid_t tid;
+
+	threads_named(name, &tid);
+	return tid;
 }
 
 ssize_t hs_test_exchange(uint16_t port, const void *bytes, size_t len, int shut_wr,

@@ -38,6 +38,8 @@ int hs_test_connect_from(const char *src, uint16_t port, double seconds);
 
 /* How many threads of this process are named name (/proc/self/task). */
 int hs_test_threads_named(const char *name);
+/* The tid of this process's first thread named name, or 0 when none is. */
+pid_t hs_test_thread_named(const char *name);
 
 /* Sends bytes (may be 0 bytes), optionally shuts down writing, then reads
  * until EOF or reset into out (cap bytes).  Returns the bytes read, or -1

@@ -593,28 +593,14 @@ END_TEST
  * there is none. */
 static int nice_of(const char *name)
 {
-	char path[300], comm[32];
-	int nice = INT_MIN;
-	DIR *dir = opendir("/proc/self/task");
-	struct dirent *e;
+	pid_t tid = hs_test_thread_named(name);
+	int nice;
 
-	ck_assert_ptr_nonnull(dir);
-	while ((e = readdir(dir)) && nice == INT_MIN) {
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
-		if (!(f = fopen(path, "r")))
-			continue;
-		if (fgets(comm, sizeof(comm), f) && !strcmp(strtok(comm, "\n"), name)) {
-			errno = 0;
-			nice = getpriority(PRIO_PROCESS, (id_t)atoi(e->d_name));
-			ck_assert_int_eq(errno, 0);
-		}
-		fclose(f);
-	}
-	closedir(dir);
+	if (!tid)
+		return INT_MIN;
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, (id_t)tid);
+	ck_assert_int_eq(errno, 0);
 	return nice;
 }
 
