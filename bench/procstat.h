@@ -2,9 +2,7 @@
  * (rdma_setup, setup_floor, fanin): the monotonic clock, the guest's busy
  * time, the process's CPU time and context switches, a thread's run time,
  * the process's threads by name, the TcpExt counters of the caller's
- * network namespace, perf's control fifo, a wait for a quiet guest, and
- * the two-name environment variables the benches take their devices and
- * addresses from. */
+ * network namespace, perf's control fifo and a wait for a quiet guest. */
 #ifndef QPLAB_BENCH_PROCSTAT_H
 #define QPLAB_BENCH_PROCSTAT_H
 
@@ -15,26 +13,6 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-
-/* The environment variable name as "X,Y" (QPLAB_RDMA_DEVS, QPLAB_RDMA_ADDRS)
- * into x and y, each of len bytes with its NUL.  -1 when it is unset, has
- * no comma or a second one, an empty part, or a part too long. */
-static inline int bench_env_pair(const char *name, char *x, char *y, size_t len)
-{
-	const char *v = getenv(name), *c = v ? strchr(v, ',') : NULL;
-	size_t nx, ny;
-
-	if (!c)
-		return -1;
-	nx = (size_t)(c - v);
-	ny = strlen(c + 1);
-	if (!nx || !ny || nx >= len || ny >= len || strchr(c + 1, ','))
-		return -1;
-	memcpy(x, v, nx);
-	x[nx] = '\0';
-	memcpy(y, c + 1, ny + 1);
-	return 0;
-}
 
 /* The monotonic clock, ms. */
 static inline double bench_now_ms(void)

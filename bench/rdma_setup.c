@@ -28,6 +28,7 @@
 
 #include "qphs.h"
 #include "qphs/probe.h"
+#include "envpair.h"
 #include "procstat.h"
 #include "rss.h"
 #include "sortd.h"

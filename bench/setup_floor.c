@@ -52,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "envpair.h"
 #include "procstat.h"
 #include "qphs.h"
 
