@@ -5,9 +5,9 @@
  * rdma-core's cmtime).
  *
  * It is not libqphs and not a handshake implementation: raw verbs and
- * blocking sockets, no JSON, no daemon, no hand-off between threads, one
- * context a side.  It does only the work the comparison rules fix, with
- * the wake-ups that work needs:
+ * blocking sockets, no JSON, no daemon, no hand-off between threads but
+ * --acceptor's (below), one context a side.  It does only the work the
+ * comparison rules fix, with the wake-ups that work needs:
  *
  *   active  (one thread per connection, all released at once): its QPs
  *           created (cold, cmshape) or taken from an array made before
@@ -17,7 +17,11 @@
  *   passive (--workers threads blocked in accept on one listener): a
  *           request's QPs created or taken, RESET, INIT, RTR, RTS on each,
  *           the reply; an ACK answered.  Each message is one connection,
- *           as in Mooncake's protocol.
+ *           as in Mooncake's protocol.  With --acceptor one more thread
+ *           only accepts and hands each connection to a worker: the one
+ *           hand-off that keeps Mooncake's accept queue (128) from
+ *           overflowing when more connect at once than it holds, since
+ *           workers that set QPs up between accepts let it fill.
  *
  * The shapes are bench/rdma_setup's: cold and warm take libqphs's defaults
  * (qphs_config_init: Mooncake's two QPs an endpoint of 256 WRs x 4 SGEs
@@ -31,8 +35,8 @@
  * port query, the daemon's loop and workers, the endpoint table.  A
  * burst's time runs from the release until the last ACK was answered.
  *
- * Usage: setup_floor [--workers K] N [CONFIG...]   (CONFIG: cold warm
- * cmshape, all three by default).  QPLAB_RDMA_DEVS=ACTIVE,PASSIVE and
+ * Usage: setup_floor [--workers K] [--acceptor] N [CONFIG...]   (CONFIG:
+ * cold warm cmshape, all three by default).  QPLAB_RDMA_DEVS=ACTIVE,PASSIVE and
  * QPLAB_RDMA_ADDRS=A,B (IPv4) name the devices and the addresses their
  * GIDs carry.  Figures go to stdout as "name value unit" lines.  Every
  * wait is bounded (sockets time out after 30 s).  QPLAB_BENCH_PERF_CTL
@@ -47,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -60,6 +65,7 @@
 #define MAX_WORKERS 16
 #define SOCK_TIMEOUT_S 30
 #define LISTEN_BACKLOG 128 /* MC_HANDSHAKE_LISTEN_BACKLOG's default, as libqphs's */
+#define RING (2 * MAX_CONNS) /* a burst accepts two connections a setup */
 
 /* One message: the request, its reply, the ACK and the ACK's reply. */
 enum { MSG_REQUEST = 1, MSG_REPLY, MSG_ACK, MSG_ACK_REPLY };
@@ -102,6 +108,12 @@ struct run {
 	pthread_barrier_t go;
 	double t0, done_at[MAX_CONNS];
 	int failed;
+	/* --acceptor: the accepted sockets, handed from the accept thread to
+	 * the workers; closed once the listener is shut down. */
+	int acceptor, ring[RING], closed;
+	unsigned head, tail;
+	pthread_mutex_t lock;
+	pthread_cond_t more;
 };
 
 static void die(const char *what, int err)
@@ -298,6 +310,57 @@ static void *active_main(void *arg)
 	return NULL;
 }
 
+/* The next connection accepted on the listener, or -1 once it is shut
+ * down. */
+static int accept_one(int lfd)
+{
+	for (;;) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd >= 0 || (errno != EINTR && errno != ECONNABORTED))
+			return fd;
+	}
+}
+
+/* --acceptor: only accepts, and hands each connection to a worker.  It
+ * asks for nice -20 as libqphs's accept thread does (accept_thread_nice's
+ * default), and keeps its own when the process may not raise it. */
+static void *acceptor_main(void *arg)
+{
+	struct run *r = arg;
+	int fd;
+
+	setpriority(PRIO_PROCESS, (id_t)gettid(), -20);
+	while ((fd = accept_one(r->lfd)) >= 0) {
+		pthread_mutex_lock(&r->lock);
+		r->ring[r->tail++ % RING] = fd;
+		pthread_cond_signal(&r->more);
+		pthread_mutex_unlock(&r->lock);
+	}
+	pthread_mutex_lock(&r->lock);
+	r->closed = 1;
+	pthread_cond_broadcast(&r->more);
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+/* A worker's next connection: accepted itself, or with --acceptor handed
+ * over; -1 once the listener is shut down. */
+static int next_conn(struct run *r)
+{
+	int fd = -1;
+
+	if (!r->acceptor)
+		return accept_one(r->lfd);
+	pthread_mutex_lock(&r->lock);
+	while (r->head == r->tail && !r->closed)
+		pthread_cond_wait(&r->more, &r->lock);
+	if (r->head != r->tail)
+		fd = r->ring[r->head++ % RING];
+	pthread_mutex_unlock(&r->lock);
+	return fd;
+}
+
 /* The passive side: one message per accepted connection, until the
  * listener is shut down. */
 static void *passive_main(void *arg)
@@ -306,14 +369,11 @@ static void *passive_main(void *arg)
 	const struct shape *sh = r->sh;
 
 	for (;;) {
-		int fd = accept4(r->lfd, NULL, NULL, SOCK_CLOEXEC), bad = 0;
+		int fd = next_conn(r), bad = 0;
 		struct msg m, rep = {.nqp = (uint8_t)sh->nqp};
 
-		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
+		if (fd < 0)
 			return NULL;
-		}
 		timeouts(fd);
 		bad = recv(fd, &m, sizeof(m), MSG_WAITALL) != (ssize_t)sizeof(m) ||
 		      m.conn >= r->n || m.nqp != sh->nqp;
@@ -343,7 +403,7 @@ static void *passive_main(void *arg)
 
 static void burst(struct run *r, int workers)
 {
-	pthread_t act[MAX_CONNS], pas[MAX_WORKERS];
+	pthread_t act[MAX_CONNS], pas[MAX_WORKERS], acc;
 	struct job jobs[MAX_CONNS];
 	double b0, all0, b1, all1, end = 0;
 	int lfd, on = 1;
@@ -361,6 +421,10 @@ static void burst(struct run *r, int workers)
 			if (!(r->qa[i][q] = qp_new(&r->a, r->sh)) || !(r->qb[i][q] = qp_new(&r->b, r->sh)))
 				die("warm QPs", errno);
 	pthread_barrier_init(&r->go, NULL, (unsigned)r->n + 1);
+	r->head = r->tail = 0;
+	r->closed = 0;
+	if (r->acceptor && pthread_create(&acc, NULL, acceptor_main, r))
+		die("accept thread", EAGAIN);
 	for (int w = 0; w < workers; w++)
 		if (pthread_create(&pas[w], NULL, passive_main, r))
 			die("passive thread", EAGAIN);
@@ -388,6 +452,8 @@ static void burst(struct run *r, int workers)
 		if (r->done_at[i] - r->t0 > end)
 			end = r->done_at[i] - r->t0;
 	shutdown(lfd, SHUT_RDWR);
+	if (r->acceptor)
+		pthread_join(acc, NULL);
 	for (int w = 0; w < workers; w++)
 		pthread_join(pas[w], NULL);
 	close(lfd);
@@ -415,10 +481,12 @@ static void burst(struct run *r, int workers)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: setup_floor [--workers K] N [cold|warm|cmshape]...\n"
+	fprintf(f, "usage: setup_floor [--workers K] [--acceptor] N [cold|warm|cmshape]...\n"
 		   "  N connections at once (1-%d), each in Mooncake's protocol and QP shape\n"
 		   "  with nothing but the work the comparison rules fix; K passive threads\n"
-		   "  (1-%d, default 4).  QPLAB_RDMA_DEVS=ACTIVE,PASSIVE and\n"
+		   "  (1-%d, default 4), each accepting its own connections, or with\n"
+		   "  --acceptor taking them from one accept thread (at nice -20 where the\n"
+		   "  process may).  QPLAB_RDMA_DEVS=ACTIVE,PASSIVE and\n"
 		   "  QPLAB_RDMA_ADDRS=A,B (IPv4) name the devices and their addresses.\n",
 		MAX_CONNS, MAX_WORKERS);
 }
@@ -444,9 +512,16 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (argc > 2 && !strcmp(argv[1], "--workers")) {
-		workers = number(argv[2], 1, MAX_WORKERS);
-		argi = 3;
+	while (argi < argc && !strncmp(argv[argi], "--", 2) && workers >= 0) {
+		if (!strcmp(argv[argi], "--acceptor")) {
+			r.acceptor = 1;
+			argi++;
+		} else if (!strcmp(argv[argi], "--workers") && argi + 1 < argc) {
+			workers = number(argv[argi + 1], 1, MAX_WORKERS);
+			argi += 2;
+		} else {
+			workers = -1;
+		}
 	}
 	n = argi < argc ? number(argv[argi++], 1, MAX_CONNS) : -1;
 	if (workers < 0 || n < 0) {
@@ -471,6 +546,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	use_defaults();
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.more, NULL);
 	side_open(&r.a, da, aa);
 	side_open(&r.b, db, ab);
 	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
@@ -493,5 +570,7 @@ int main(int argc, char **argv)
 	}
 	side_close(&r.a);
 	side_close(&r.b);
+	pthread_cond_destroy(&r.more);
+	pthread_mutex_destroy(&r.lock);
 	return 0;
 }
