@@ -35,12 +35,13 @@
  * port query, the daemon's loop and workers, the endpoint table.  A
  * burst's time runs from the release until the last ACK was answered.
  *
- * Usage: setup_floor [--workers K] [--acceptor] N [CONFIG...]   (CONFIG:
- * cold warm cmshape, all three by default).  QPLAB_RDMA_DEVS=ACTIVE,PASSIVE and
- * QPLAB_RDMA_ADDRS=A,B (IPv4) name the devices and the addresses their
- * GIDs carry.  Figures go to stdout as "name value unit" lines.  Every
- * wait is bounded (sockets time out after 30 s).  QPLAB_BENCH_PERF_CTL
- * (procstat.h) opens perf's window around each burst, as rdma_setup's.
+ * Usage: setup_floor [--workers K] [--acceptor] N [CONFIG...] (CONFIG:
+ * cold warm cmshape, all three by default).
+ * QPLAB_RDMA_DEVS=ACTIVE,PASSIVE and QPLAB_RDMA_ADDRS=A,B (IPv4) name the
+ * devices and the addresses their GIDs carry.  Figures go to stdout as
+ * "name value unit" lines.  Every wait is bounded (sockets time out after
+ * 30 s).  QPLAB_BENCH_PERF_CTL (procstat.h) opens perf's window around
+ * each burst, as rdma_setup's.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -333,9 +334,16 @@ static void *acceptor_main(void *arg)
 	setpriority(PRIO_PROCESS, (id_t)gettid(), -20);
 	while ((fd = accept_one(r->lfd)) >= 0) {
 		pthread_mutex_lock(&r->lock);
-		r->ring[r->tail++ % RING] = fd;
-		pthread_cond_signal(&r->more);
+		if (r->tail - r->head < RING) {
+			r->ring[r->tail++ % RING] = fd;
+			fd = -1;
+			pthread_cond_signal(&r->more);
+		}
 		pthread_mutex_unlock(&r->lock);
+		if (fd >= 0) { /* more than a burst's connections: not ours */
+			close(fd);
+			__atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
+		}
 	}
 	pthread_mutex_lock(&r->lock);
 	r->closed = 1;
