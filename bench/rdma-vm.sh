@@ -29,8 +29,8 @@
 #           sides, two TCP connections a setup), raw verbs and blocking
 #           sockets, timed as ours; judged against rdma_cm ("floor"
 #           MISSED: out of reach under the rules) and set under ours.
-#           Beyond 128 at once, an accept thread feeds its workers
-#           (setup_floor --acceptor).
+#           Beyond Mooncake's accept queue (128) at once, an accept
+#           thread feeds its workers (setup_floor decides).
 set -eu -o pipefail
 build=${1:-build}
 shift || true
@@ -212,21 +212,15 @@ mpairs=$build/bench/rdma_measured_floor_pairs.txt
 opairs=$build/bench/rdma_over_floor_pairs.txt
 : >"$mpairs"
 : >"$opairs"
-# Up to Mooncake's accept queue (128) the floor's workers accept for
-# themselves; beyond it they would let the queue overflow in every burst
-# while setting QPs up, so an accept thread hands them the connections
-# (--acceptor: one hand-off more, which costs at 64).
-floor_backlog=128
-floor_how() { [ "$1" -le "$floor_backlog" ] || echo --acceptor; }
+# setup_floor chooses how its workers get their connections: for
+# themselves up to Mooncake's accept queue (128), from an accept thread
+# beyond it (its first line says which).
 run_floor() {
-	local how
-	how=$(floor_how "$n")
-	timeout 600 "$bindir/setup_floor" ${how:+"$how"} "$n" >"$flf" 2>&1 ||
-		echo "# round $r: setup_floor ${how:+$how }$n failed: $(tail -1 "$flf")"
+	timeout 600 "$bindir/setup_floor" "$n" >"$flf" 2>&1 ||
+		echo "# round $r: setup_floor $n failed: $(tail -1 "$flf")"
 }
 for n in "$@"; do
-	how=$(floor_how "$n")
-	echo "# the measured floor (bench/setup_floor ${how:+$how }$n); guest load: $(load)"
+	echo "# the measured floor (bench/setup_floor $n); guest load: $(load)"
 	r=0 flf=$build/bench/setup_floor-$n.txt
 	run_floor
 	cat "$flf"
@@ -349,7 +343,7 @@ done
 # work the rules fix, out of reach under them; MET: within reach), the
 # second none (how far above the least the library's own work sits).
 if [ "$repeats" -gt 0 ]; then
-	echo "# the measured floor (bench/setup_floor): Mooncake's protocol and QP shape, raw verbs and blocking sockets, no JSON, no daemon, no hand-off (beyond $floor_backlog at once, one: an accept thread); runs whose accept queue dropped a SYN left out"
+	echo "# the measured floor (bench/setup_floor): Mooncake's protocol and QP shape, raw verbs and blocking sockets, no JSON, no daemon, no hand-off but an accept thread's where more connect at once than the accept queue holds; runs whose accept queue dropped a SYN left out"
 	for n in "$@"; do
 		for c in cold warm cmshape; do
 			v=$("$build/bench/paired" --word floor "$mpairs" "measured_floor_${c}_${n}_concurrent" "$n" "${c}_" "floor / rdma_cm")

@@ -6,7 +6,7 @@
  *
  * It is not libqphs and not a handshake implementation: raw verbs and
  * blocking sockets, no JSON, no daemon, no hand-off between threads but
- * --acceptor's (below), one context a side.  It does only the work the
+ * the accept thread's (below), one context a side.  It does only the work the
  * comparison rules fix, with the wake-ups that work needs:
  *
  *   active  (one thread per connection, all released at once): its QPs
@@ -17,11 +17,12 @@
  *   passive (--workers threads blocked in accept on one listener): a
  *           request's QPs created or taken, RESET, INIT, RTR, RTS on each,
  *           the reply; an ACK answered.  Each message is one connection,
- *           as in Mooncake's protocol.  With --acceptor one more thread
- *           only accepts and hands each connection to a worker: the one
- *           hand-off that keeps Mooncake's accept queue (128) from
- *           overflowing when more connect at once than it holds, since
- *           workers that set QPs up between accepts let it fill.
+ *           as in Mooncake's protocol.  When more connect at once than
+ *           Mooncake's accept queue holds (128), one more thread only
+ *           accepts and hands each connection to a worker: workers that
+ *           set QPs up between accepts would let the queue fill.  That
+ *           hand-off costs time where the queue suffices, so it is taken
+ *           only then (--acceptor and --no-acceptor decide instead).
  *
  * The shapes are bench/rdma_setup's: cold and warm take libqphs's defaults
  * (qphs_config_init: Mooncake's two QPs an endpoint of 256 WRs x 4 SGEs
@@ -35,8 +36,8 @@
  * port query, the daemon's loop and workers, the endpoint table.  A
  * burst's time runs from the release until the last ACK was answered.
  *
- * Usage: setup_floor [--workers K] [--acceptor] N [CONFIG...] (CONFIG:
- * cold warm cmshape, all three by default).
+ * Usage: setup_floor [--workers K] [--acceptor|--no-acceptor] N [CONFIG...]
+ * (CONFIG: cold warm cmshape, all three by default).
  * QPLAB_RDMA_DEVS=ACTIVE,PASSIVE and QPLAB_RDMA_ADDRS=A,B (IPv4) name the
  * devices and the addresses their GIDs carry.  Figures go to stdout as
  * "name value unit" lines.  Every wait is bounded (sockets time out after
@@ -109,8 +110,8 @@ struct run {
 	pthread_barrier_t go;
 	double t0, done_at[MAX_CONNS];
 	int failed;
-	/* --acceptor: the accepted sockets, handed from the accept thread to
-	 * the workers; closed once the listener is shut down. */
+	/* With an accept thread: the accepted sockets, handed from it to the
+	 * workers; closed once the listener is shut down. */
 	int acceptor, ring[RING], closed;
 	unsigned head, tail;
 	pthread_mutex_t lock;
@@ -323,7 +324,7 @@ static int accept_one(int lfd)
 	}
 }
 
-/* --acceptor: only accepts, and hands each connection to a worker.  It
+/* The accept thread: only accepts, and hands each connection to a worker.  It
  * asks for nice -20 as libqphs's accept thread does (accept_thread_nice's
  * default), and keeps its own when the process may not raise it. */
 static void *acceptor_main(void *arg)
@@ -352,8 +353,8 @@ static void *acceptor_main(void *arg)
 	return NULL;
 }
 
-/* A worker's next connection: accepted itself, or with --acceptor handed
- * over; -1 once the listener is shut down. */
+/* A worker's next connection: accepted itself, or handed over by the
+ * accept thread; -1 once the listener is shut down. */
 static int next_conn(struct run *r)
 {
 	int fd = -1;
@@ -489,14 +490,16 @@ static void burst(struct run *r, int workers)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: setup_floor [--workers K] [--acceptor] N [cold|warm|cmshape]...\n"
+	fprintf(f, "usage: setup_floor [--workers K] [--acceptor|--no-acceptor] N\n"
+		   "                   [cold|warm|cmshape]...\n"
 		   "  N connections at once (1-%d), each in Mooncake's protocol and QP shape\n"
 		   "  with nothing but the work the comparison rules fix; K passive threads\n"
-		   "  (1-%d, default 4), each accepting its own connections, or with\n"
-		   "  --acceptor taking them from one accept thread (at nice -20 where the\n"
-		   "  process may).  QPLAB_RDMA_DEVS=ACTIVE,PASSIVE and\n"
+		   "  (1-%d, default 4), each accepting its own connections up to N = %d\n"
+		   "  (the accept queue's length), beyond it taking them from one accept\n"
+		   "  thread (at nice -20 where the process may); --acceptor and\n"
+		   "  --no-acceptor choose instead.  QPLAB_RDMA_DEVS=ACTIVE,PASSIVE and\n"
 		   "  QPLAB_RDMA_ADDRS=A,B (IPv4) name the devices and their addresses.\n",
-		MAX_CONNS, MAX_WORKERS);
+		MAX_CONNS, MAX_WORKERS, LISTEN_BACKLOG);
 }
 
 /* A whole decimal number from lo to hi, or -1. */
@@ -513,7 +516,7 @@ static int number(const char *s, int lo, int hi)
 int main(int argc, char **argv)
 {
 	char da[64], db[64], aa[64], ab[64];
-	int workers = 4, n, argi = 1;
+	int workers = 4, n, argi = 1, acceptor = -1; /* -1: by N */
 	static struct run r;
 
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -521,8 +524,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	while (argi < argc && !strncmp(argv[argi], "--", 2) && workers >= 0) {
-		if (!strcmp(argv[argi], "--acceptor")) {
-			r.acceptor = 1;
+		if (!strcmp(argv[argi], "--acceptor") || !strcmp(argv[argi], "--no-acceptor")) {
+			acceptor = argv[argi][2] != 'n';
 			argi++;
 		} else if (!strcmp(argv[argi], "--workers") && argi + 1 < argc) {
 			workers = number(argv[argi + 1], 1, MAX_WORKERS);
@@ -536,6 +539,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	r.acceptor = acceptor >= 0 ? acceptor : n > LISTEN_BACKLOG;
 	for (int k = argi; k < argc; k++) {
 		size_t s = 0;
 
@@ -554,6 +558,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	use_defaults();
+	printf("# setup_floor: %d at once, %d worker%s %s\n", n, workers, workers > 1 ? "s" : "",
+	       r.acceptor ? "fed by one accept thread" : "accepting for themselves");
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.more, NULL);
 	side_open(&r.a, da, aa);
