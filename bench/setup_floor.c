@@ -524,8 +524,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	while (argi < argc && !strncmp(argv[argi], "--", 2) && workers >= 0) {
-		if (!strcmp(argv[argi], "--acceptor") || !strcmp(argv[argi], "--no-acceptor")) {
-			acceptor = argv[argi][2] != 'n';
+		if (!strcmp(argv[argi], "--acceptor")) {
+			acceptor = 1;
+			argi++;
+		} else if (!strcmp(argv[argi], "--no-acceptor")) {
+			acceptor = 0;
 			argi++;
 		} else if (!strcmp(argv[argi], "--workers") && argi + 1 < argc) {
 			workers = number(argv[argi + 1], 1, MAX_WORKERS);
