@@ -29,8 +29,8 @@
 #           sides, two TCP connections a setup), raw verbs and blocking
 #           sockets, timed as ours; judged against rdma_cm ("floor"
 #           MISSED: out of reach under the rules) and set under ours.
-#           Beyond Mooncake's accept queue (128) at once, an accept
-#           thread feeds its workers (setup_floor decides).
+#           Beyond Mooncake's accept queue at once, an accept thread
+#           feeds its workers (setup_floor decides).
 set -eu -o pipefail
 build=${1:-build}
 shift || true
@@ -213,8 +213,8 @@ opairs=$build/bench/rdma_over_floor_pairs.txt
 : >"$mpairs"
 : >"$opairs"
 # setup_floor chooses how its workers get their connections: for
-# themselves up to Mooncake's accept queue (128), from an accept thread
-# beyond it (its first line says which).
+# themselves up to Mooncake's accept queue, from an accept thread beyond
+# it (its first line says which).
 run_floor() {
 	timeout 600 "$bindir/setup_floor" "$n" >"$flf" 2>&1 ||
 		echo "# round $r: setup_floor $n failed: $(tail -1 "$flf")"
