@@ -193,15 +193,17 @@ static int ended(struct qphs_decoder *dec, int err, struct qphs_client_result *r
 		    res->peer, why);
 }
 
-/* Reads one frame into dec before deadline.  One page of stack: a
- * Connection reply fits in it, a longer one takes more reads, and a
- * fresh thread (one per connect in a burst) faults in one page, not four.
- * It waits before the first read: a reply is never there the moment the
+/* Reads one frame into dec before deadline.  1 KiB of stack: a
+ * Connection reply (about 300 bytes) fits in it, a longer one (a segment
+ * descriptor) takes more reads, and a fresh thread (one per connect in a
+ * burst) touches less new stack (a page-sized buffer here was where a
+ * warm 64 burst's client threads took one page fault a connection).  It
+ * waits before the first read: a reply is never there the moment the
  * request has left, so a read first would only say EAGAIN. */
 static int read_frame(int fd, struct qphs_decoder *dec, int64_t deadline, int timeout_ms,
 		      struct qphs_frame *f, struct qphs_client_result *res)
 {
-	uint8_t buf[4096];
+	uint8_t buf[1024];
 	bool wait = true;
 
 	for (;;) {

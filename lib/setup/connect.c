@@ -130,7 +130,7 @@ static int check_paths(struct qphs_endpoint *ep, const struct qphs_hs_desc *repl
 			 "[the reply names other endpoints than the ones we asked for]",
 			 local->local_nic_path, local->peer_nic_path, reply->local_nic_path,
 			 reply->peer_nic_path);
-	QPHS_ERR("%s", ep->errstr);
+	QPHS_ERR("%s", qphs__ep_text(ep, QPHS__EP_ERRSTR));
 	return QPHS_ERR_NIC_PATH_MISMATCH;
 }
 
@@ -213,7 +213,7 @@ static int handle_reply(struct qphs_endpoint *ep, int rc, const char *txt,
 
 		QPHS_ERR("Handshake rejected by %.*s: %s", at ? (int)(at - ep->peer_path)
 			 : (int)strlen(ep->peer_path), ep->peer_path, reply->reply_msg);
-		snprintf(ep->reply_received, sizeof(ep->reply_received), "%s", reply->reply_msg);
+		qphs__ep_set_text(ep, QPHS__EP_REPLY_RECEIVED, "%s", reply->reply_msg);
 		qphs__ep_set_err(ep, QPHS_ERR_REJECT_HANDSHAKE, "%s", reply->reply_msg);
 		qphs__ep_reset_locked(ep, "handshake rejected");
 		return QPHS_ERR_REJECT_HANDSHAKE;
@@ -255,10 +255,8 @@ static void reply_delay_hook(struct qphs_context *ctx)
 /* The RPC thread's part of one attempt. */
 static int run_handshake(struct qphs_endpoint *ep, const char *server)
 {
-	struct qphs_hs_desc local, reply;
-	struct peer_addr pa;
-	char txt[QPHS__TEXT_LEN] = "";
-	int rc, need_ack = 0, parsed;
+	struct qphs_hs_desc local;
+	int rc, need_ack = 0;
 
 	if ((rc = qphs_hs_desc_init(&local)))
 		return rc;
@@ -269,7 +267,14 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 	local.has_ready_ack = ep->ctx->cfg->ready_ack; /* an old peer sends no key */
 	local.ready_ack = false;
 	if (!rc) {
+		/* The request's texts live in this block only, so the ACK's
+		 * (send_ready_ack, inlined) can share their stack: this frame
+		 * is 1.6 KiB, not 2.3 (gcc -fstack-usage). */
+		struct qphs_hs_desc reply;
+		struct peer_addr pa;
+		char txt[QPHS__TEXT_LEN] = "";
 		double t0 = qphs__mono_ms(), tcp = -1;
+		int parsed;
 
 		pthread_mutex_lock(&ep->lock);
 		qphs__ep_timings_clear(ep);
@@ -372,8 +377,8 @@ int qphs_connect(struct qphs_context *ctx, const char *peer, struct qphs_endpoin
 		pthread_mutex_lock(&ep->lock);
 		ep->retired_retries += (uint64_t)retries;
 		ep->connect_attempts += (uint64_t)retries; /* made on retired ones */
-		if (ep->errstr[0] && rc)
-			qphs__context_set_err(ctx, "%s", ep->errstr);
+		if (rc && *qphs__ep_text(ep, QPHS__EP_ERRSTR))
+			qphs__context_set_err(ctx, "%s", qphs__ep_text(ep, QPHS__EP_ERRSTR));
 		pthread_mutex_unlock(&ep->lock);
 	}
 	*out = ep;

@@ -194,9 +194,12 @@ static int find_target(struct check *c, const char *server, const char *dev)
 			 s.buffers[t.buffer].name);
 		if (!t.mooncake_ok) {
 			pthread_mutex_lock(&c->ep->lock);
-			snprintf(c->ep->warning, sizeof(c->ep->warning), "[Handshake] %s's segment "
-				 "descriptor: %s", server, t.mooncake_why);
-			QPHS_WARN("%s", c->ep->warning);
+			char w[QPHS__TEXT_LEN];
+
+			snprintf(w, sizeof(w), "[Handshake] %s's segment descriptor: %s", server,
+				 t.mooncake_why);
+			qphs__ep_set_text(c->ep, QPHS__EP_WARNING, "%s", w);
+			QPHS_WARN("%s", w);
 			pthread_mutex_unlock(&c->ep->lock);
 		}
 	}

@@ -37,6 +37,53 @@ double qphs_monotonic_ms(void)
 	return qphs__mono_ms();
 }
 
+static char *text_slot(const struct qphs__ep_texts *t, int which, size_t *len)
+{
+	struct qphs__ep_texts *w = (struct qphs__ep_texts *)t;
+
+	switch (which) {
+	case QPHS__EP_WARNING:
+		*len = sizeof(w->warning);
+		return w->warning;
+	case QPHS__EP_REPLY_SENT:
+		*len = sizeof(w->reply_sent);
+		return w->reply_sent;
+	case QPHS__EP_REPLY_RECEIVED:
+		*len = sizeof(w->reply_received);
+		return w->reply_received;
+	default:
+		*len = sizeof(w->errstr);
+		return w->errstr;
+	}
+}
+
+static void set_text(struct qphs_endpoint *ep, int which, const char *fmt, va_list ap)
+{
+	size_t len = 0;
+
+	if (!ep->tx && !(ep->tx = calloc(1, sizeof(*ep->tx))))
+		return;
+	vsnprintf(text_slot(ep->tx, which, &len), len, fmt, ap);
+}
+
+void qphs__ep_set_text(struct qphs_endpoint *ep, int which, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_text(ep, which, fmt, ap);
+	va_end(ap);
+	errno = saved;
+}
+
+const char *qphs__ep_text(const struct qphs_endpoint *ep, int which)
+{
+	size_t len = 0;
+
+	return ep->tx ? text_slot(ep->tx, which, &len) : "";
+}
+
 void qphs__ep_set_err(struct qphs_endpoint *ep, int code, const char *fmt, ...)
 {
 	int saved = errno;
@@ -44,7 +91,7 @@ void qphs__ep_set_err(struct qphs_endpoint *ep, int code, const char *fmt, ...)
 
 	ep->last_error = code;
 	va_start(ap, fmt);
-	vsnprintf(ep->errstr, sizeof(ep->errstr), fmt, ap);
+	set_text(ep, QPHS__EP_ERRSTR, fmt, ap);
 	va_end(ap);
 	errno = saved;
 }
@@ -102,6 +149,7 @@ static void ep_free(struct qphs_endpoint *ep)
 	pthread_mutex_destroy(&ep->lock);
 	free(ep->qp);
 	free(ep->peer_qpn);
+	free(ep->tx);
 	free(ep);
 }
 
@@ -164,7 +212,9 @@ static struct qphs_endpoint *ep_new(struct qphs_context *ctx, const char *peer, 
 	ep->qp = calloc((size_t)ep->nqp, sizeof(*ep->qp));
 	ep->peer_qpn = calloc((size_t)ep->nqp, sizeof(*ep->peer_qpn));
 	pthread_mutex_init(&ep->lock, NULL);
-	snprintf(ep->peer_path, sizeof(ep->peer_path), "%s", peer);
+	size_t plen = strnlen(peer, sizeof(ep->peer_path) - 1);
+
+	memcpy(ep->peer_path, peer, plen); /* calloc'd: NUL-terminated */
 	ep->path_hash = path_hash(ep->peer_path);
 	atomic_store(&ep->status, QPHS_EP_INITIALIZING);
 	qphs__ep_timings_clear(ep);
@@ -172,7 +222,8 @@ static struct qphs_endpoint *ep_new(struct qphs_context *ctx, const char *peer, 
 
 	if (!ep->qp || !ep->peer_qpn || (*rc = create_qps(ep))) {
 		if (ep->qp && ep->peer_qpn)
-			snprintf(ctx->errstr, sizeof(ctx->errstr), "%s", ep->errstr);
+			snprintf(ctx->errstr, sizeof(ctx->errstr), "%s",
+				 qphs__ep_text(ep, QPHS__EP_ERRSTR));
 		ep_free(ep);
 		return NULL;
 	}

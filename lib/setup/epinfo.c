@@ -29,10 +29,12 @@ int qphs_endpoint_info(struct qphs_endpoint *ep, struct qphs_endpoint_info *out)
 	out->gid_index = ep->ctx->gid_index;
 	out->rd_atomic = ep->rd_atomic;
 	out->last_error = ep->last_error;
-	snprintf(out->last_error_text, sizeof(out->last_error_text), "%s", ep->errstr);
-	snprintf(out->reply_msg_sent, sizeof(out->reply_msg_sent), "%s", ep->reply_sent);
+	snprintf(out->last_error_text, sizeof(out->last_error_text), "%s",
+		 qphs__ep_text(ep, QPHS__EP_ERRSTR));
+	snprintf(out->reply_msg_sent, sizeof(out->reply_msg_sent), "%s",
+		 qphs__ep_text(ep, QPHS__EP_REPLY_SENT));
 	snprintf(out->reply_msg_received, sizeof(out->reply_msg_received), "%s",
-		 ep->reply_received);
+		 qphs__ep_text(ep, QPHS__EP_REPLY_RECEIVED));
 	memcpy(out->transitions_ok, ep->tr_ok, sizeof(ep->tr_ok));
 	memcpy(out->transitions_failed, ep->tr_failed, sizeof(ep->tr_failed));
 	out->reset_skipped = ep->reset_skipped;
@@ -48,7 +50,7 @@ int qphs_endpoint_info(struct qphs_endpoint *ep, struct qphs_endpoint_info *out)
 	out->ack_tcp_connect_ms = ep->ack_connect_ms;
 	out->worker_wait_ms = ep->queue_ms;
 	out->peer_path_mtu = ep->peer_path_mtu;
-	snprintf(out->warning, sizeof(out->warning), "%s", ep->warning);
+	snprintf(out->warning, sizeof(out->warning), "%s", qphs__ep_text(ep, QPHS__EP_WARNING));
 	memcpy(out->transition_ms, ep->tr_ms, sizeof(ep->tr_ms));
 	memcpy(out->phase_start_ms, ep->ph_start, sizeof(ep->ph_start));
 	memcpy(out->phase_end_ms, ep->ph_end, sizeof(ep->ph_end));
@@ -58,7 +60,7 @@ int qphs_endpoint_info(struct qphs_endpoint *ep, struct qphs_endpoint_info *out)
 
 const char *qphs_endpoint_errstr(struct qphs_endpoint *ep)
 {
-	return ep->errstr;
+	return qphs__ep_text(ep, QPHS__EP_ERRSTR);
 }
 
 int qphs_endpoint_wait_ready(struct qphs_endpoint *ep, int timeout_ms)
@@ -145,6 +147,7 @@ void qphs__ep_destroy_all(struct qphs_context *ctx)
 		pthread_mutex_destroy(&ep->lock);
 		free(ep->qp);
 		free(ep->peer_qpn);
+		free(ep->tx);
 		free(ep);
 		ep = next;
 	}

@@ -152,7 +152,10 @@ static int setup_locked(struct passive *p, struct qphs_endpoint *ep)
 
 	ep->passive_setup_ms = qphs__mono_ms() - t0;
 	if (rc) {
-		reject(p, "%s", ep->errstr);
+		const char *why = qphs__ep_text(ep, QPHS__EP_ERRSTR);
+
+		/* A reply_msg is never empty: "" would read as success. */
+		reject(p, "%s", *why ? why : qphs_strerror(rc));
 		qphs__ep_reset_locked(ep, "failed connection setup (passive)");
 		return 0;
 	}
@@ -180,8 +183,8 @@ static void setup(struct passive *p)
 		if (!again) {
 			qphs__hs_local_desc(ep, p->out);
 			if (p->out->reply_msg[0])
-				snprintf(ep->reply_sent, sizeof(ep->reply_sent), "%s",
-					 p->out->reply_msg);
+				qphs__ep_set_text(ep, QPHS__EP_REPLY_SENT, "%s",
+						  p->out->reply_msg);
 		}
 		pthread_mutex_unlock(&ep->lock);
 		qphs_endpoint_put(ep);

@@ -194,11 +194,14 @@ static int setup_one(struct qphs_endpoint *ep, int qi, struct qphs__rtr_params *
  * setup, where the user will look. */
 static void unnegotiated_mtu(struct qphs_endpoint *ep, int mtu)
 {
-	snprintf(ep->warning, sizeof(ep->warning),
+	char w[QPHS__TEXT_LEN];
+
+	snprintf(w, sizeof(w),
 		 "[Handshake] peer %s sent no qphs_path_mtu (a Mooncake peer does not negotiate): "
 		 "path MTU %d is ours alone; if the peer's own min(active MTU, MC_MTU) differs, "
 		 "RTS succeeds but transfers longer than the smaller MTU fail", ep->peer_path, mtu);
-	QPHS_WARN("%s", ep->warning);
+	qphs__ep_set_text(ep, QPHS__EP_WARNING, "%s", w);
+	QPHS_WARN("%s", w);
 }
 
 int qphs__ep_setup_locked(struct qphs_endpoint *ep, const uint8_t peer_gid[16],
@@ -209,7 +212,8 @@ int qphs__ep_setup_locked(struct qphs_endpoint *ep, const uint8_t peer_gid[16],
 	int init_rd, mtu = choose_mtu(ep, peer_mtu);
 
 	memcpy(p.dgid.raw, peer_gid, 16);
-	ep->warning[0] = '\0';
+	if (ep->tx)
+		ep->tx->warning[0] = '\0';
 	for (int i = 0; i < QPHS_TR_COUNT; i++) {
 		ep->tr_ms[i] = -1;
 		ep->ph_start[QPHS_PHASE_RESET + i] = ep->ph_end[QPHS_PHASE_RESET + i] = -1;

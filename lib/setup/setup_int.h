@@ -92,6 +92,18 @@ struct qphs_rdma {
 	int ack_started;
 };
 
+/* An endpoint's texts.  Most endpoints never fail, warn or exchange a
+ * reply_msg, so the block is allocated when the first text is written
+ * (qphs__ep_set_text): kept inside the endpoint, its 2.3 KiB were three
+ * quarters of it, zeroed and faulted in on every connection. */
+enum { QPHS__EP_ERRSTR, QPHS__EP_WARNING, QPHS__EP_REPLY_SENT, QPHS__EP_REPLY_RECEIVED };
+struct qphs__ep_texts {
+	char errstr[QPHS__TEXT_LEN];
+	char warning[QPHS__TEXT_LEN];      /* the last warning logged for it */
+	char reply_sent[512];
+	char reply_received[512];
+};
+
 struct qphs_endpoint {
 	struct qphs_context *ctx;
 	struct qphs_endpoint *next;        /* ctx->eps */
@@ -132,10 +144,7 @@ struct qphs_endpoint {
 	 * wait for a worker. */
 	double create_ms, ack_connect_ms, queue_ms;
 	int last_error;
-	char errstr[QPHS__TEXT_LEN];
-	char warning[QPHS__TEXT_LEN];      /* the last warning logged for it */
-	char reply_sent[512];
-	char reply_received[512];
+	struct qphs__ep_texts *tx;         /* NULL until a text is written */
 	uint32_t last_rkey;                /* the rkey of the last check that
 					    * found a target (check_lock) */
 };
@@ -160,6 +169,13 @@ int qphs__ep_setup_locked(struct qphs_endpoint *ep, const uint8_t peer_gid[16],
 int qphs__ep_mtu(struct qphs_endpoint *ep);
 void qphs__ep_set_err(struct qphs_endpoint *ep, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Writes text `which` (QPHS__EP_...), ep->lock held or ep not shared yet.
+ * Without memory for the block the text is dropped (the error code and
+ * the log line stay). */
+void qphs__ep_set_text(struct qphs_endpoint *ep, int which, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Text `which`, "" when none was written (same locking). */
+const char *qphs__ep_text(const struct qphs_endpoint *ep, int which);
 int qphs__ep_qpns_equal(const struct qphs_endpoint *ep, const uint32_t *q, size_t n);
 void qphs__ep_expire_acks(struct qphs_context *ctx);
 /* Status 3 is bounded: set before entering it.  The passive side waits
