@@ -59,11 +59,13 @@ static char *text_slot(const struct qphs__ep_texts *t, int which, size_t *len)
 
 static void set_text(struct qphs_endpoint *ep, int which, const char *fmt, va_list ap)
 {
-	size_t len = 0;
+	size_t len;
+	char *slot;
 
 	if (!ep->tx && !(ep->tx = calloc(1, sizeof(*ep->tx))))
 		return;
-	vsnprintf(text_slot(ep->tx, which, &len), len, fmt, ap);
+	slot = text_slot(ep->tx, which, &len);
+	vsnprintf(slot, len, fmt, ap);
 }
 
 void qphs__ep_set_text(struct qphs_endpoint *ep, int which, const char *fmt, ...)
@@ -79,7 +81,7 @@ void qphs__ep_set_text(struct qphs_endpoint *ep, int which, const char *fmt, ...
 
 const char *qphs__ep_text(const struct qphs_endpoint *ep, int which)
 {
-	size_t len = 0;
+	size_t len;
 
 	return ep->tx ? text_slot(ep->tx, which, &len) : "";
 }
