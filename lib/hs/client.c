@@ -238,10 +238,22 @@ static int read_frame(int fd, struct qphs_decoder *dec, int64_t deadline, int ti
 	}
 }
 
-/* A Connection reply read into desc: a reply_msg is the peer's refusal.
- * desc goes to *out when out is not NULL, else it is cleared. */
-static int reply_msg_of(struct qphs_hs_desc *desc, struct qphs_client_result *res,
-			struct qphs_hs_desc *out)
+void qphs__hs_reply_release(struct qphs_hs_desc *reply, void *block)
+{
+	if (block) {
+		free(block);
+		memset(reply, 0, sizeof(*reply));
+	} else {
+		qphs_hs_desc_clear(reply);
+	}
+}
+
+/* A Connection reply read into desc (its strings in block, or its own
+ * when block is NULL): a reply_msg is the peer's refusal.  desc goes to
+ * *out (and block to *block_out) when out is not NULL, else it is
+ * freed. */
+static int reply_msg_of(struct qphs_hs_desc *desc, void *block, struct qphs_client_result *res,
+			struct qphs_hs_desc *out, void **block_out)
 {
 	int rc = 0;
 
@@ -249,24 +261,30 @@ static int reply_msg_of(struct qphs_hs_desc *desc, struct qphs_client_result *re
 		snprintf(res->errstr, sizeof(res->errstr), "%s", desc->reply_msg);
 		rc = QPHS_ERR_REJECT_HANDSHAKE;
 	}
-	if (out)
+	if (out) {
 		*out = *desc;
-	else
-		qphs_hs_desc_clear(desc);
+		*block_out = block;
+	} else {
+		qphs__hs_reply_release(desc, block);
+	}
 	return rc;
 }
 
 /* Checks the reply frame against the request: type, JSON, shape, and for
  * Connection the peer's reply_msg; the Connection reply read goes to
- * *desc_out (reply_msg_of). */
+ * *desc_out (reply_msg_of), in one block when block_out is not NULL. */
 static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_result *res,
-		       struct qphs_hs_desc *desc_out)
+		       struct qphs_hs_desc *desc_out, void **block_out)
 {
 	struct qphs_hs_desc desc;
 	struct json_object *obj = NULL;
 	char err[512] = "";
 	size_t members;
+	void *block = NULL, *none;
 	int rc;
+
+	if (!block_out)
+		block_out = &none;
 
 	if (type != QPHS_HS_OLD_PROTOCOL && f->type == QPHS_HS_OLD_PROTOCOL)
 		return fail(res, QPHS_ERR_REPLY_OLD_PROTOCOL, "%s answered a %s request with an "
@@ -278,9 +296,12 @@ static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_
 	/* The common Connection reply in one pass, without json-c: what the
 	 * fast reader takes, qphs_json_parse takes too, as an object
 	 * (codec/descfast.h); anything else goes the long way below. */
-	if ((type == QPHS_HS_CONNECTION || type == QPHS_HS_OLD_PROTOCOL) &&
-	    qphs__hs_desc_fast(f->json, f->json_len, &desc, &members))
-		return reply_msg_of(&desc, res, desc_out);
+	if (type == QPHS_HS_CONNECTION || type == QPHS_HS_OLD_PROTOCOL) {
+		if (desc_out && block_out != &none ?
+		    qphs__hs_desc_fast_block(f->json, f->json_len, &desc, &members, &block) :
+		    qphs__hs_desc_fast(f->json, f->json_len, &desc, &members))
+			return reply_msg_of(&desc, block, res, desc_out, block_out);
+	}
 	rc = qphs_json_parse(f->json, f->json_len, &obj, err, sizeof(err));
 	if (rc)
 		return fail(res, rc, "reply from %s: %s", res->peer, err);
@@ -300,11 +321,12 @@ static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_
 	if (rc)
 		return fail(res, QPHS_ERR_MALFORMED_JSON, "Connection reply from %s: %s (%s)",
 			    res->peer, err, qphs_errname(rc));
-	return reply_msg_of(&desc, res, desc_out);
+	return reply_msg_of(&desc, NULL, res, desc_out, block_out);
 }
 
 static int exchange(int fd, const struct qphs_config *cfg, int type, const char *json,
-		    size_t len, struct qphs_client_result *res, struct qphs_hs_desc *desc_out)
+		    size_t len, struct qphs_client_result *res, struct qphs_hs_desc *desc_out,
+		    void **block_out)
 {
 	int64_t deadline = qphs__now_ms() + cfg->reply_timeout_ms;
 	struct qphs_decoder *dec = NULL;
@@ -338,7 +360,7 @@ static int exchange(int fd, const struct qphs_config *cfg, int type, const char 
 			}
 		}
 		if (rc == 0)
-			rc = check_reply(type, &f, res, desc_out);
+			rc = check_reply(type, &f, res, desc_out, block_out);
 	}
 	qphs_decoder_free(dec);
 	return rc;
@@ -346,7 +368,7 @@ static int exchange(int fd, const struct qphs_config *cfg, int type, const char 
 
 int qphs__client_request_desc(const struct qphs_config *cfg, const char *server, int type,
 			      const char *json, size_t json_len, struct qphs_client_result *res,
-			      struct qphs_hs_desc *desc_out)
+			      struct qphs_hs_desc *desc_out, void **block_out)
 {
 	struct qphs_config defaults;
 	int64_t start = qphs__now_ms();
@@ -366,7 +388,7 @@ int qphs__client_request_desc(const struct qphs_config *cfg, const char *server,
 	res->connect_ms = (double)(qphs__now_ms() - start);
 	if (fd < 0)
 		return fd;
-	rc = exchange(fd, cfg, type, json, json_len, res, desc_out);
+	rc = exchange(fd, cfg, type, json, json_len, res, desc_out, block_out);
 	close(fd);
 	res->total_ms = (double)(qphs__now_ms() - start);
 	return rc;
@@ -375,5 +397,5 @@ int qphs__client_request_desc(const struct qphs_config *cfg, const char *server,
 int qphs_client_request(const struct qphs_config *cfg, const char *server, int type,
 			const char *json, size_t json_len, struct qphs_client_result *res)
 {
-	return qphs__client_request_desc(cfg, server, type, json, json_len, res, NULL);
+	return qphs__client_request_desc(cfg, server, type, json, json_len, res, NULL, NULL);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "handshake.h"
+#include "hs/client_int.h"
 #include "base/log.h"
 #include "base/clock.h"
 #include "qphs/error.h"
@@ -64,15 +65,16 @@ static int send_ready_ack(struct qphs_endpoint *ep, const char *server,
 			  struct qphs_hs_desc *local)
 {
 	struct qphs_hs_desc reply;
+	void *block = NULL;
 	char txt[QPHS__TEXT_LEN];
 	double t0 = qphs__mono_ms(), tcp = -1;
 	int rc;
 
 	local->has_ready_ack = true;
 	local->ready_ack = true;
-	rc = qphs__hs_send(ep->ctx->cfg, server, local, &reply, txt, sizeof(txt), &tcp);
+	rc = qphs__hs_send(ep->ctx->cfg, server, local, &reply, &block, txt, sizeof(txt), &tcp);
 	if (rc == 0 || rc == QPHS_ERR_REJECT_HANDSHAKE)
-		qphs_hs_desc_clear(&reply);
+		qphs__hs_reply_release(&reply, block);
 	pthread_mutex_lock(&ep->lock);
 	ep->ack_connect_ms = tcp;
 	ep->ack_ms = qphs__mono_ms() - t0;
@@ -271,6 +273,7 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 		 * (send_ready_ack, inlined) can share their stack: this frame
 		 * is 1.6 KiB, not 2.3 (gcc -fstack-usage). */
 		struct qphs_hs_desc reply;
+		void *block = NULL; /* the reply's strings, when in one block */
 		struct peer_addr pa;
 		char txt[QPHS__TEXT_LEN] = "";
 		double t0 = qphs__mono_ms(), tcp = -1;
@@ -279,7 +282,8 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 		pthread_mutex_lock(&ep->lock);
 		qphs__ep_timings_clear(ep);
 		pthread_mutex_unlock(&ep->lock);
-		rc = qphs__hs_send(ep->ctx->cfg, server, &local, &reply, txt, sizeof(txt), &tcp);
+		rc = qphs__hs_send(ep->ctx->cfg, server, &local, &reply, &block, txt, sizeof(txt),
+				   &tcp);
 		double rpc = qphs__mono_ms() - t0;
 
 		reply_delay_hook(ep->ctx);
@@ -296,7 +300,7 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 		rc = handle_reply(ep, rc, txt, &reply, &local, &pa, &need_ack);
 		pthread_mutex_unlock(&ep->lock);
 		if (parsed)
-			qphs_hs_desc_clear(&reply);
+			qphs__hs_reply_release(&reply, block);
 	}
 	if (!rc && need_ack)
 		rc = send_ready_ack(ep, server, &local);

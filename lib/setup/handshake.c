@@ -57,11 +57,12 @@ int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs_hs_desc *d)
 	h = ctx->hooks;
 	if (h.advertise_server)
 		snprintf(path, sizeof(path), "%s@%s", ctx->hook_server, ctx->device);
-	else
-		snprintf(path, sizeof(path), "%s", ctx->nic_path);
 	rc = qphs_desc_set_str(&d->local_gid, h.advertise_gid ? ctx->hook_gid : ctx->gid_str);
 	pthread_mutex_unlock(&ctx->hook_lock);
-	if (rc || (rc = qphs_desc_set_str(&d->local_nic_path, path)) ||
+	/* ctx->nic_path is set once, when the context opens: no copy of it,
+	 * and no format call on every setup's path. */
+	if (rc || (rc = qphs_desc_set_str(&d->local_nic_path,
+					  h.advertise_server ? path : ctx->nic_path)) ||
 	    (rc = qphs_desc_set_str(&d->peer_nic_path, ep->peer_path)) ||
 	    (rc = fill_qpns(ep, &h, d)))
 		return rc ? rc : QPHS_ERR_MEMORY;
@@ -74,8 +75,8 @@ int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs_hs_desc *d)
  * here; the caller clears it when this returns 0 or
  * QPHS_ERR_REJECT_HANDSHAKE).  errtxt gets the transport's words. */
 int qphs__hs_send(const struct qphs_config *cfg, const char *server,
-		  const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
-		  size_t errlen, double *connect_ms)
+		  const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, void **block,
+		  char *errtxt, size_t errlen, double *connect_ms)
 {
 	struct qphs_client_result res;
 	char *json = NULL;
@@ -89,7 +90,7 @@ int qphs__hs_send(const struct qphs_config *cfg, const char *server,
 	rc = qphs__client_request_desc(cfg, server,
 				       cfg->old_protocol ? QPHS_HS_OLD_PROTOCOL
 							 : QPHS_HS_CONNECTION,
-				       json, len, &res, reply);
+				       json, len, &res, reply, block);
 	free(json);
 	/* Most requests succeed: no format call (and its deep stack frame,
 	 * a page fault in a fresh thread) for an empty text. */

@@ -12,10 +12,12 @@
 int qphs__local_path_mtu(struct qphs_endpoint *ep);
 /* One Connection request to server, what cfg says (the frame type:
  * cfg->old_protocol; the client's deadlines) and nothing else; *connect_ms
- * (may be NULL) gets the TCP connect's time, also when connecting failed. */
+ * (may be NULL) gets the TCP connect's time, also when connecting failed.
+ * The reply is qphs__client_request_desc's: with block NULL the caller
+ * clears it, else it frees it with qphs__hs_reply_release(reply, *block). */
 int qphs__hs_send(const struct qphs_config *cfg, const char *server,
-		  const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, char *errtxt,
-		  size_t errlen, double *connect_ms);
+		  const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, void **block,
+		  char *errtxt, size_t errlen, double *connect_ms);
 /* Our segment descriptor (*s initialised here; the caller clears it);
  * crc_len > 0 adds the check region's CRC-32 over that many bytes when
  * the checksum extension is on. */

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "hs/client_int.h"
 #include "hs/net.h"
 #include "hs_testutil.h"
 #include "unit.h"
@@ -195,6 +196,85 @@ START_TEST(client_rejection_text_is_the_same_on_both_readers)
 		free(res.reply);
 		qphs_daemon_free(d);
 	}
+}
+END_TEST
+
+/* The setup layer's call: the reply comes back parsed.  Asked for a
+ * block, the plain reply's strings and qp_num share one allocation; an
+ * escaped one goes through json-c and owns its fields (block NULL).  Both
+ * read the same, and qphs__hs_reply_release frees either (ASan and
+ * valgrind runs see a wrong free). */
+START_TEST(client_desc_reply_in_a_block_reads_as_the_struct)
+{
+	static char plain[] = "{\"local_gid\":\"fe80::1\",\"local_lid\":9,"
+			      "\"local_nic_path\":\"b:2@y\",\"peer_nic_path\":\"a:1@x\","
+			      "\"qp_num\":[5,6],\"reply_msg\":\"\"}";
+	static char escaped[] = "{\"local_gid\":\"fe80::1\",\"local_lid\":9,"
+				"\"local_nic_path\":\"b:2\\u0040y\",\"peer_nic_path\":\"a:1@x\","
+				"\"qp_num\":[5,6],\"reply_msg\":\"\"}";
+	char *reps[] = {plain, escaped};
+
+	for (int i = 0; i < 2; i++) {
+		for (int want_block = 0; want_block < 2; want_block++) {
+			struct qphs_client_result res;
+			struct qphs_hs_desc reply;
+			struct qphs_config cfg;
+			struct qphs_daemon *d;
+			void *block = NULL;
+			int rc;
+
+			hs_test_config(&cfg);
+			d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), reply_fixed, reps[i]);
+			rc = qphs__client_request_desc(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION,
+						       CONN_BODY, strlen(CONN_BODY), &res, &reply,
+						       want_block ? &block : NULL);
+			ck_assert_int_eq(rc, 0);
+			ck_assert_ptr_null(res.reply);
+			if (want_block && i == 0)
+				ck_assert_ptr_nonnull(block);
+			else
+				ck_assert_ptr_null(block);
+			ck_assert_str_eq(reply.local_nic_path, "b:2@y");
+			ck_assert_str_eq(reply.peer_nic_path, "a:1@x");
+			ck_assert_str_eq(reply.local_gid, "fe80::1");
+			ck_assert_str_eq(reply.reply_msg, "");
+			ck_assert_str_eq(reply.payload, "");
+			ck_assert_uint_eq(reply.local_lid, 9);
+			ck_assert_uint_eq(reply.qp_count, 2);
+			ck_assert_uint_eq(reply.qp_num[0], 5);
+			ck_assert_uint_eq(reply.qp_num[1], 6);
+			qphs__hs_reply_release(&reply, block);
+			ck_assert_ptr_null(reply.local_nic_path);
+			qphs_daemon_free(d);
+		}
+	}
+}
+END_TEST
+
+/* A refusal read into a block: the code and text as without one. */
+START_TEST(client_desc_refusal_in_a_block)
+{
+	static char rep[] = "{\"local_nic_path\":\"b:2@y\",\"peer_nic_path\":\"a:1@x\","
+			    "\"qp_num\":[],\"reply_msg\":\"Invalid argument: x\"}";
+	struct qphs_client_result res;
+	struct qphs_hs_desc reply;
+	struct qphs_config cfg;
+	struct qphs_daemon *d;
+	void *block = NULL;
+	int rc;
+
+	hs_test_config(&cfg);
+	d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), reply_fixed, rep);
+	rc = qphs__client_request_desc(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
+				       strlen(CONN_BODY), &res, &reply, &block);
+	ck_assert_int_eq(rc, QPHS_ERR_REJECT_HANDSHAKE);
+	ck_assert_str_eq(res.errstr, "Invalid argument: x");
+	ck_assert_ptr_nonnull(block);
+	ck_assert_str_eq(reply.reply_msg, "Invalid argument: x");
+	ck_assert_uint_eq(reply.qp_count, 0);
+	ck_assert_ptr_null(reply.qp_num);
+	qphs__hs_reply_release(&reply, block);
+	qphs_daemon_free(d);
 }
 END_TEST
 
@@ -449,6 +529,8 @@ Suite *suite_client(void)
 	tcase_add_test(tc, client_probe_returns_reply_and_peer);
 	tcase_add_test(tc, client_rejection_carries_the_peers_text);
 	tcase_add_test(tc, client_rejection_text_is_the_same_on_both_readers);
+	tcase_add_test(tc, client_desc_reply_in_a_block_reads_as_the_struct);
+	tcase_add_test(tc, client_desc_refusal_in_a_block);
 	tcase_add_test(tc, client_connection_reply_of_wrong_shape_is_malformed_json);
 	tcase_add_test(tc, client_old_protocol_request_gets_untyped_reply);
 	tcase_add_test(tc, client_short_forms_and_names_go_through_the_resolver);

@@ -46,8 +46,8 @@ START_TEST(old_protocol_flag_picks_the_frame_type_of_connection_requests)
 	ck_assert_int_eq(qphs_daemon_start(d), 0);
 	ck_assert_int_eq(qphs_hs_desc_init(&local), 0);
 	atomic_store(&seen_type, -1);
-	ck_assert_int_eq(qphs__hs_send(&cfg, hs_test_addr(d), &local, &reply, txt, sizeof(txt),
-				       NULL), 0);
+	ck_assert_int_eq(qphs__hs_send(&cfg, hs_test_addr(d), &local, &reply, NULL, txt,
+				       sizeof(txt), NULL), 0);
 	ck_assert_int_eq(atomic_load(&seen_type), cases[_i].want);
 	ck_assert_str_eq(reply.reply_msg, "");
 	qphs_hs_desc_clear(&reply);
