@@ -238,13 +238,13 @@ static int read_frame(int fd, struct qphs_decoder *dec, int64_t deadline, int ti
 	}
 }
 
-void qphs__hs_reply_release(struct qphs_hs_desc *reply, void *block)
+void qphs__hs_desc_release(struct qphs_hs_desc *d, void *block)
 {
 	if (block) {
 		free(block);
-		memset(reply, 0, sizeof(*reply));
+		memset(d, 0, sizeof(*d));
 	} else {
-		qphs_hs_desc_clear(reply);
+		qphs_hs_desc_clear(d);
 	}
 }
 
@@ -265,7 +265,7 @@ static int reply_msg_of(struct qphs_hs_desc *desc, void *block, struct qphs_clie
 		*out = *desc;
 		*block_out = block;
 	} else {
-		qphs__hs_reply_release(desc, block);
+		qphs__hs_desc_release(desc, block);
 	}
 	return rc;
 }

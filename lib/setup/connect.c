@@ -74,7 +74,7 @@ static int send_ready_ack(struct qphs_endpoint *ep, const char *server,
 	local->ready_ack = true;
 	rc = qphs__hs_send(ep->ctx->cfg, server, local, &reply, &block, txt, sizeof(txt), &tcp);
 	if (rc == 0 || rc == QPHS_ERR_REJECT_HANDSHAKE)
-		qphs__hs_reply_release(&reply, block);
+		qphs__hs_desc_release(&reply, block);
 	pthread_mutex_lock(&ep->lock);
 	ep->ack_connect_ms = tcp;
 	ep->ack_ms = qphs__mono_ms() - t0;
@@ -258,13 +258,12 @@ static void reply_delay_hook(struct qphs_context *ctx)
 static int run_handshake(struct qphs_endpoint *ep, const char *server)
 {
 	struct qphs_hs_desc local;
+	void *local_block; /* our request's strings and qp_num, one allocation */
 	int rc, need_ack = 0;
 
-	if ((rc = qphs_hs_desc_init(&local)))
-		return rc;
 	pthread_mutex_lock(&ep->lock);
 	ep->mtu_read = 0; /* a setup starts: read the port again */
-	rc = qphs__hs_local_desc(ep, &local);
+	rc = qphs__hs_local_block(ep, &local, &local_block);
 	pthread_mutex_unlock(&ep->lock);
 	local.has_ready_ack = ep->ctx->cfg->ready_ack; /* an old peer sends no key */
 	local.ready_ack = false;
@@ -300,11 +299,11 @@ static int run_handshake(struct qphs_endpoint *ep, const char *server)
 		rc = handle_reply(ep, rc, txt, &reply, &local, &pa, &need_ack);
 		pthread_mutex_unlock(&ep->lock);
 		if (parsed)
-			qphs__hs_reply_release(&reply, block);
+			qphs__hs_desc_release(&reply, block);
 	}
 	if (!rc && need_ack)
 		rc = send_ready_ack(ep, server, &local);
-	qphs_hs_desc_clear(&local);
+	qphs__hs_desc_release(&local, local_block);
 	return rc;
 }
 

@@ -26,22 +26,86 @@ int qphs__local_path_mtu(struct qphs_endpoint *ep)
 	return active && active < ep->ctx->cfg->mtu ? active : ep->ctx->cfg->mtu;
 }
 
+/* How many QP numbers we advertise: ep's QPs, or a hook's count. */
+static size_t advertised_qp_count(const struct qphs_endpoint *ep, const struct qphs_rdma_hooks *h)
+{
+	return h->advertise_qp_count > 0 ? (size_t)h->advertise_qp_count : (size_t)ep->nqp;
+}
+
+/* The n QP numbers we advertise, into qpn: ep's QPs' (repeated when a
+ * hook asks for more), or a hook's one number for all. */
+static void advertised_qpns(const struct qphs_endpoint *ep, const struct qphs_rdma_hooks *h,
+			    uint32_t *qpn, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct ibv_qp *qp = ep->qp[i % (size_t)ep->nqp].qp;
+
+		qpn[i] = h->advertise_qpn_set || h->advertise_qpn ? h->advertise_qpn
+			 : qp ? qp->qp_num : 0;
+	}
+}
+
+int qphs__hs_local_block(struct qphs_endpoint *ep, struct qphs_hs_desc *d, void **block)
+{
+	struct qphs_context *ctx = ep->ctx;
+	struct qphs_rdma_hooks h;
+	char path[QPHS__PATH_LEN + 256];
+	const char *s[3];
+	size_t len[3], n, size;
+	char *b, *at;
+
+	memset(d, 0, sizeof(*d));
+	*block = NULL;
+	pthread_mutex_lock(&ctx->hook_lock);
+	h = ctx->hooks;
+	if (h.advertise_server)
+		snprintf(path, sizeof(path), "%s@%s", ctx->hook_server, ctx->device);
+	s[0] = h.advertise_server ? path : ctx->nic_path;
+	s[1] = h.advertise_gid ? ctx->hook_gid : ctx->gid_str;
+	s[2] = ep->peer_path;
+	n = advertised_qp_count(ep, &h);
+	size = n * sizeof(uint32_t) + 1; /* the last byte: reply_msg and payload, "" */
+	for (int i = 0; i < 3; i++)
+		size += (len[i] = strlen(s[i])) + 1;
+	b = malloc(size);
+	if (b) {
+		/* qp_num first, at malloc's alignment; the hook strings are
+		 * copied under hook_lock, which guards them. */
+		advertised_qpns(ep, &h, (uint32_t *)(void *)b, n);
+		at = b + n * sizeof(uint32_t);
+		for (int i = 0; i < 3; i++) {
+			memcpy(at, s[i], len[i] + 1);
+			at += len[i] + 1;
+		}
+		*at = '\0';
+	}
+	pthread_mutex_unlock(&ctx->hook_lock);
+	if (!b)
+		return QPHS_ERR_MEMORY;
+	d->qp_num = n ? (uint32_t *)(void *)b : NULL;
+	d->qp_count = n;
+	at = b + n * sizeof(uint32_t);
+	d->local_nic_path = at;
+	d->local_gid = at += len[0] + 1;
+	d->peer_nic_path = at += len[1] + 1;
+	d->reply_msg = d->payload = at + len[2] + 1;
+	d->local_lid = ctx->lid;
+	d->path_mtu = ctx->cfg->mtu_negotiation ? qphs__local_path_mtu(ep) : 0;
+	*block = b;
+	return 0;
+}
+
 static int fill_qpns(struct qphs_endpoint *ep, const struct qphs_rdma_hooks *h,
 		     struct qphs_hs_desc *d)
 {
-	size_t n = h->advertise_qp_count > 0 ? (size_t)h->advertise_qp_count : (size_t)ep->nqp;
+	size_t n = advertised_qp_count(ep, h);
 
 	free(d->qp_num);
 	d->qp_num = calloc(n, sizeof(*d->qp_num));
 	if (!d->qp_num)
 		return QPHS_ERR_MEMORY;
 	d->qp_count = n;
-	for (size_t i = 0; i < n; i++) {
-		struct ibv_qp *qp = ep->qp[i % (size_t)ep->nqp].qp;
-
-		d->qp_num[i] = h->advertise_qpn_set || h->advertise_qpn ? h->advertise_qpn
-			       : qp ? qp->qp_num : 0;
-	}
+	advertised_qpns(ep, h, d->qp_num, n);
 	return 0;
 }
 

@@ -10,11 +10,18 @@
 #include "setup_int.h"
 
 int qphs__local_path_mtu(struct qphs_endpoint *ep);
+/* Our side of a Connection request, what qphs__hs_local_desc writes into
+ * an initialised descriptor, built in one allocation instead: *d is set
+ * (reply_msg and payload empty, no ready_ack key) with its qp_num and
+ * strings in *block; free both with qphs__hs_desc_release.  Reads ep's
+ * QPs: call with ep->lock held.  Returns 0 or QPHS_ERR_MEMORY (*d zeroed,
+ * *block NULL). */
+int qphs__hs_local_block(struct qphs_endpoint *ep, struct qphs_hs_desc *d, void **block);
 /* One Connection request to server, what cfg says (the frame type:
  * cfg->old_protocol; the client's deadlines) and nothing else; *connect_ms
  * (may be NULL) gets the TCP connect's time, also when connecting failed.
  * The reply is qphs__client_request_desc's: with block NULL the caller
- * clears it, else it frees it with qphs__hs_reply_release(reply, *block). */
+ * clears it, else it frees it with qphs__hs_desc_release(reply, *block). */
 int qphs__hs_send(const struct qphs_config *cfg, const char *server,
 		  const struct qphs_hs_desc *d, struct qphs_hs_desc *reply, void **block,
 		  char *errtxt, size_t errlen, double *connect_ms);

@@ -202,7 +202,7 @@ END_TEST
 /* The setup layer's call: the reply comes back parsed.  Asked for a
  * block, the plain reply's strings and qp_num share one allocation; an
  * escaped one goes through json-c and owns its fields (block NULL).  Both
- * read the same, and qphs__hs_reply_release frees either (ASan and
+ * read the same, and qphs__hs_desc_release frees either (ASan and
  * valgrind runs see a wrong free). */
 START_TEST(client_desc_reply_in_a_block_reads_as_the_struct)
 {
@@ -243,7 +243,7 @@ START_TEST(client_desc_reply_in_a_block_reads_as_the_struct)
 			ck_assert_uint_eq(reply.qp_count, 2);
 			ck_assert_uint_eq(reply.qp_num[0], 5);
 			ck_assert_uint_eq(reply.qp_num[1], 6);
-			qphs__hs_reply_release(&reply, block);
+			qphs__hs_desc_release(&reply, block);
 			ck_assert_ptr_null(reply.local_nic_path);
 			qphs_daemon_free(d);
 		}
@@ -273,7 +273,7 @@ START_TEST(client_desc_refusal_in_a_block)
 	ck_assert_str_eq(reply.reply_msg, "Invalid argument: x");
 	ck_assert_uint_eq(reply.qp_count, 0);
 	ck_assert_ptr_null(reply.qp_num);
-	qphs__hs_reply_release(&reply, block);
+	qphs__hs_desc_release(&reply, block);
 	qphs_daemon_free(d);
 }
 END_TEST
