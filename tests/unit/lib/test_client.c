@@ -199,6 +199,19 @@ START_TEST(client_rejection_text_is_the_same_on_both_readers)
 }
 END_TEST
 
+/* The setup layer's call against a daemon that answers rep: the reply
+ * parsed into *reply (its strings in *block when block is not NULL). */
+static int desc_request(char *rep, struct qphs_client_result *res, struct qphs_hs_desc *reply,
+			void **block, struct qphs_daemon **d)
+{
+	struct qphs_config cfg;
+
+	hs_test_config(&cfg);
+	*d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), reply_fixed, rep);
+	return qphs__client_request_desc(&cfg, hs_test_addr(*d), QPHS_HS_CONNECTION, CONN_BODY,
+					 strlen(CONN_BODY), res, reply, block);
+}
+
 /* The setup layer's call: the reply comes back parsed.  Asked for a
  * block, the plain reply's strings and qp_num share one allocation; an
  * escaped one goes through json-c and owns its fields (block NULL).  Both
@@ -218,17 +231,11 @@ START_TEST(client_desc_reply_in_a_block_reads_as_the_struct)
 		for (int want_block = 0; want_block < 2; want_block++) {
 			struct qphs_client_result res;
 			struct qphs_hs_desc reply;
-			struct qphs_config cfg;
 			struct qphs_daemon *d;
 			void *block = NULL;
-			int rc;
 
-			hs_test_config(&cfg);
-			d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), reply_fixed, reps[i]);
-			rc = qphs__client_request_desc(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION,
-						       CONN_BODY, strlen(CONN_BODY), &res, &reply,
-						       want_block ? &block : NULL);
-			ck_assert_int_eq(rc, 0);
+			ck_assert_int_eq(desc_request(reps[i], &res, &reply,
+						      want_block ? &block : NULL, &d), 0);
 			ck_assert_ptr_null(res.reply);
 			if (want_block && i == 0)
 				ck_assert_ptr_nonnull(block);
@@ -258,16 +265,10 @@ START_TEST(client_desc_refusal_in_a_block)
 			    "\"qp_num\":[],\"reply_msg\":\"Invalid argument: x\"}";
 	struct qphs_client_result res;
 	struct qphs_hs_desc reply;
-	struct qphs_config cfg;
 	struct qphs_daemon *d;
 	void *block = NULL;
-	int rc;
 
-	hs_test_config(&cfg);
-	d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), reply_fixed, rep);
-	rc = qphs__client_request_desc(&cfg, hs_test_addr(d), QPHS_HS_CONNECTION, CONN_BODY,
-				       strlen(CONN_BODY), &res, &reply, &block);
-	ck_assert_int_eq(rc, QPHS_ERR_REJECT_HANDSHAKE);
+	ck_assert_int_eq(desc_request(rep, &res, &reply, &block, &d), QPHS_ERR_REJECT_HANDSHAKE);
 	ck_assert_str_eq(res.errstr, "Invalid argument: x");
 	ck_assert_ptr_nonnull(block);
 	ck_assert_str_eq(reply.reply_msg, "Invalid argument: x");
