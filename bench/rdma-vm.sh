@@ -361,6 +361,30 @@ for n in "$@"; do
 	cmw=$(cm_mean "${n}_concurrent_guest_cpu_ms_per_conn") cmr=$(cm_mean "${n}_concurrent_guest_cpu_ms_per_conn_whole_run")
 	echo "# guest CPU per connection, $n concurrent: ours cold $(key "endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms, warm $(key "warm_endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms, cmshape $(key "cmshape_endpoints_${n}_concurrent_guest_cpu_ms_per_conn" "$out") ms; rdma_cm ${cmw:-n/a} ms over its timed steps (its sched_yield loop included), ${cmr:-n/a} ms its whole run"
 done
+# The same in nanoseconds (/proc/schedstat: the ticks above move in
+# steps of 0.16 ms a connection at 64), ours against the measured floor,
+# the median of the repeats: what ours' work costs beyond the rules'.
+run_median() { # KEY FILE...
+	local k=$1
+	shift
+	cat "$@" 2>/dev/null | awk -v k="$k" '$1 == k {print $2}' | sort -n |
+		awk '{v[NR] = $1} END {if (NR) printf "%.3f ms (%d)", v[int((NR + 1) / 2)], NR; else printf "n/a"}'
+}
+for n in "${ns[@]}"; do
+	# This run's repeats only: an earlier run's with more may remain.
+	ofiles=() ffiles=()
+	for r in $(seq "$repeats"); do
+		ofiles+=("$build/bench/rdma_setup-$n-r$r.txt")
+		ffiles+=("$build/bench/setup_floor-$n-r$r.txt")
+	done
+	o_cold=$(run_median "endpoints_${n}_concurrent_guest_run_ms_per_conn" "${ofiles[@]}")
+	o_warm=$(run_median "warm_endpoints_${n}_concurrent_guest_run_ms_per_conn" "${ofiles[@]}")
+	o_cm=$(run_median "cmshape_endpoints_${n}_concurrent_guest_run_ms_per_conn" "${ofiles[@]}")
+	f_cold=$(run_median "floor_cold_${n}_concurrent_guest_run_ms_per_conn" "${ffiles[@]}")
+	f_warm=$(run_median "floor_warm_${n}_concurrent_guest_run_ms_per_conn" "${ffiles[@]}")
+	f_cm=$(run_median "floor_cmshape_${n}_concurrent_guest_run_ms_per_conn" "${ffiles[@]}")
+	echo "# guest CPU per connection from /proc/schedstat, $n concurrent, medians of the repeats (how many): ours cold $o_cold, warm $o_warm, cmshape $o_cm; the measured floor cold $f_cold, warm $f_warm, cmshape $f_cm"
+done
 echo "# target (ours not slower than rdma_cm per connection): met in $met of $((met + missed + unsettled)) comparisons${missed_list:+; missed:$missed_list}${unsettled_list:+; unsettled (the interval holds 1, or too few pairs):$unsettled_list}"
 echo "# guest load at the end: $(load)"
 [ -n "$prof" ] || exit 0

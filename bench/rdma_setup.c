@@ -275,9 +275,10 @@ static void cmtime_shape(struct qphs_config *cfg)
 
 /* CPU spent while a phase runs: the whole guest's busy time from
  * /proc/stat (rxe's kernel work runs in softirq and kworkers, outside our
- * process) and our process's own, from getrusage. */
+ * process) and, in nanoseconds, from /proc/schedstat (run_ms), and our
+ * process's own, from getrusage. */
 struct cpu_mark {
-	double busy_ms, total_ms, proc_ms;
+	double busy_ms, total_ms, proc_ms, run_ms;
 	long csw;
 	long listen_overflows, syn_retrans; /* TcpExt of /proc/net/netstat */
 };
@@ -286,6 +287,7 @@ static void cpu_mark(struct cpu_mark *m)
 {
 	memset(m, 0, sizeof(*m));
 	bench_guest_cpu(&m->busy_ms, &m->total_ms);
+	m->run_ms = bench_guest_run_ms();
 	m->proc_ms = bench_proc_ms(&m->csw);
 	m->listen_overflows = bench_tcpext("ListenOverflows");
 	m->syn_retrans = bench_tcpext("TCPSynRetrans");
@@ -340,6 +342,8 @@ static void cpu_print(const char *ptag, int n)
 	       total > 0 ? 100 * (b->busy_ms - a->busy_ms) / total : 0, ptag,
 	       (b->busy_ms - a->busy_ms) / n, ptag, (b->proc_ms - a->proc_ms) / n, ptag,
 	       (double)(b->csw - a->csw) / n);
+	if (a->run_ms >= 0 && b->run_ms >= a->run_ms)
+		printf("%sguest_run_ms_per_conn %.3f ms\n", ptag, (b->run_ms - a->run_ms) / n);
 	/* A full accept queue (listen backlog, MC_HANDSHAKE_LISTEN_BACKLOG)
 	 * drops a SYN; the client sends it again 1 s later. */
 	printf("%slisten_overflows %ld\n%ssyn_retransmits %ld\n", ptag,

@@ -414,7 +414,7 @@ static void burst(struct run *r, int workers)
 {
 	pthread_t act[MAX_CONNS], pas[MAX_WORKERS], acc;
 	struct job jobs[MAX_CONNS];
-	double b0, all0, b1, all1, end = 0;
+	double b0, all0, b1, all1, run0, run1, end = 0;
 	int lfd, on = 1;
 	long csw0, csw1, ovf0, ovf1, syn0, syn1;
 	socklen_t len = sizeof(r->srv);
@@ -447,6 +447,7 @@ static void burst(struct run *r, int workers)
 	ovf0 = bench_tcpext("ListenOverflows");
 	syn0 = bench_tcpext("TCPSynRetrans");
 	bench_guest_cpu(&b0, &all0);
+	run0 = bench_guest_run_ms();
 	bench_perf_ctl("enable");
 	r->t0 = bench_now_ms();
 	pthread_barrier_wait(&r->go);
@@ -454,6 +455,7 @@ static void burst(struct run *r, int workers)
 		pthread_join(act[i], NULL);
 	bench_perf_ctl("disable");
 	bench_guest_cpu(&b1, &all1);
+	run1 = bench_guest_run_ms();
 	bench_proc_ms(&csw1);
 	ovf1 = bench_tcpext("ListenOverflows");
 	syn1 = bench_tcpext("TCPSynRetrans");
@@ -472,6 +474,9 @@ static void burst(struct run *r, int workers)
 	printf("floor_%s_%d_concurrent_per_conn %.3f ms\n", r->sh->name, r->n, end / r->n);
 	printf("floor_%s_%d_concurrent_guest_cpu_ms_per_conn %.3f ms\n", r->sh->name, r->n,
 	       (b1 - b0) / r->n);
+	if (run0 >= 0 && run1 >= run0)
+		printf("floor_%s_%d_concurrent_guest_run_ms_per_conn %.3f ms\n", r->sh->name, r->n,
+		       (run1 - run0) / r->n);
 	if (csw0 >= 0 && csw1 >= csw0)
 		printf("floor_%s_%d_concurrent_context_switches_per_conn %.1f\n", r->sh->name,
 		       r->n, (double)(csw1 - csw0) / r->n);
