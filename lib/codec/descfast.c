@@ -335,3 +335,13 @@ int qphs__hs_desc_fast_block(const char *json, size_t json_len, struct qphs_hs_d
 	*members = p.members;
 	return 1;
 }
+
+void qphs__hs_desc_release(struct qphs_hs_desc *d, void *block)
+{
+	if (block) {
+		free(block);
+		memset(d, 0, sizeof(*d));
+	} else {
+		qphs_hs_desc_clear(d);
+	}
+}

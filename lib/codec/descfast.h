@@ -28,11 +28,17 @@ int qphs__hs_desc_fast(const char *json, size_t json_len, struct qphs_hs_desc *o
 		       size_t *members);
 
 /* The same, but every string and qp_num of *out in one allocation,
- * *block: free(*block) releases them all, and *out must never reach
- * qphs_hs_desc_clear or qphs_desc_set_str.  For the daemon, which owns its
- * requests' descriptors and lends them out const. */
+ * *block: qphs__hs_desc_release(out, *block) releases them all, and *out
+ * must never reach qphs_hs_desc_clear or qphs_desc_set_str.  For the
+ * daemon, which owns its requests' descriptors and lends them out const,
+ * and the connecting side's replies (hs/client_int.h). */
 int qphs__hs_desc_fast_block(const char *json, size_t json_len, struct qphs_hs_desc *out,
 			     size_t *members, void **block);
+
+/* Frees a descriptor whose strings and qp_num are in block (one of
+ * qphs__hs_desc_fast_block's, or setup's own request built so), or its
+ * own when block is NULL (qphs_hs_desc_clear); then zeroes it. */
+void qphs__hs_desc_release(struct qphs_hs_desc *d, void *block);
 
 /* qphs_hs_desc_parse through json-c only: the reference. */
 int qphs__hs_desc_parse_json(const char *json, size_t json_len, struct qphs_hs_desc *out,

@@ -238,16 +238,6 @@ static int read_frame(int fd, struct qphs_decoder *dec, int64_t deadline, int ti
 	}
 }
 
-void qphs__hs_desc_release(struct qphs_hs_desc *d, void *block)
-{
-	if (block) {
-		free(block);
-		memset(d, 0, sizeof(*d));
-	} else {
-		qphs_hs_desc_clear(d);
-	}
-}
-
 /* A Connection reply read into desc (its strings in block, or its own
  * when block is NULL): a reply_msg is the peer's refusal.  desc goes to
  * *out (and block to *block_out) when out is not NULL, else it is

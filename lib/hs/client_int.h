@@ -16,15 +16,10 @@
  * reply (qphs_hs_desc_clear).  With block, *block is set too: non-NULL
  * when the reply's strings and qp_num share that one allocation (the
  * common reply, read by the fast reader), NULL when they are the
- * struct's own; qphs__hs_desc_release frees either.  res->reply stays
- * NULL: the setup layer reads each reply once, parsed. */
+ * struct's own; qphs__hs_desc_release (codec/descfast.h) frees either.
+ * res->reply stays NULL: the setup layer reads each reply once, parsed. */
 int qphs__client_request_desc(const struct qphs_config *cfg, const char *server, int type,
 			      const char *json, size_t json_len, struct qphs_client_result *res,
 			      struct qphs_hs_desc *reply, void **block);
-/* Frees a descriptor whose strings and qp_num are in block (a reply of
- * qphs__client_request_desc's, our side's request of
- * qphs__hs_local_block's), or its own when block is NULL
- * (qphs_hs_desc_clear); then zeroes it. */
-void qphs__hs_desc_release(struct qphs_hs_desc *d, void *block);
 
 #endif

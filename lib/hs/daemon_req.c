@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "codec/descfast.h"
 #include "daemon_int.h"
 #include "qphs/body.h"
 #include "qphs/error.h"
@@ -67,10 +68,8 @@ void qphs__request_free(struct qphs_request *req)
 
 	atomic_fetch_sub(&door->live_bytes,
 			 (int64_t)(sizeof(*req) + req->json_len + 1 + req->reply_len));
-	if (req->desc_block)
-		free(req->desc_block);
-	else if (req->has_desc)
-		qphs_hs_desc_clear(&req->desc);
+	if (req->has_desc)
+		qphs__hs_desc_release(&req->desc, req->desc_block);
 	if (req->reply)
 		free(req->reply - REPLY_ROOM);
 	free(req);

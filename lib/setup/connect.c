@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "handshake.h"
+#include "codec/descfast.h"
 #include "hs/client_int.h"
 #include "base/log.h"
 #include "base/clock.h"

@@ -45,6 +45,20 @@ static void advertised_qpns(const struct qphs_endpoint *ep, const struct qphs_rd
 	}
 }
 
+/* ctx->hook_lock held: the hooks into *h, and the nic path and GID we
+ * advertise: a hook's server (formatted into path) or ctx->nic_path,
+ * which is set once when the context opens; a hook's GID or ours.  The
+ * GID may be a hook's buffer: copy it before the lock goes. */
+static void advertised_strings(struct qphs_context *ctx, struct qphs_rdma_hooks *h,
+			       char *path, size_t path_len, const char **nic, const char **gid)
+{
+	*h = ctx->hooks;
+	if (h->advertise_server)
+		snprintf(path, path_len, "%s@%s", ctx->hook_server, ctx->device);
+	*nic = h->advertise_server ? path : ctx->nic_path;
+	*gid = h->advertise_gid ? ctx->hook_gid : ctx->gid_str;
+}
+
 int qphs__hs_local_block(struct qphs_endpoint *ep, struct qphs_hs_desc *d, void **block)
 {
 	struct qphs_context *ctx = ep->ctx;
@@ -57,11 +71,7 @@ int qphs__hs_local_block(struct qphs_endpoint *ep, struct qphs_hs_desc *d, void 
 	memset(d, 0, sizeof(*d));
 	*block = NULL;
 	pthread_mutex_lock(&ctx->hook_lock);
-	h = ctx->hooks;
-	if (h.advertise_server)
-		snprintf(path, sizeof(path), "%s@%s", ctx->hook_server, ctx->device);
-	s[0] = h.advertise_server ? path : ctx->nic_path;
-	s[1] = h.advertise_gid ? ctx->hook_gid : ctx->gid_str;
+	advertised_strings(ctx, &h, path, sizeof(path), &s[0], &s[1]);
 	s[2] = ep->peer_path;
 	n = advertised_qp_count(ep, &h);
 	size = n * sizeof(uint32_t) + 1; /* the last byte: reply_msg and payload, "" */
@@ -115,18 +125,14 @@ int qphs__hs_local_desc(struct qphs_endpoint *ep, struct qphs_hs_desc *d)
 	struct qphs_context *ctx = ep->ctx;
 	struct qphs_rdma_hooks h;
 	char path[QPHS__PATH_LEN + 256];
+	const char *nic, *gid;
 	int rc;
 
 	pthread_mutex_lock(&ctx->hook_lock);
-	h = ctx->hooks;
-	if (h.advertise_server)
-		snprintf(path, sizeof(path), "%s@%s", ctx->hook_server, ctx->device);
-	rc = qphs_desc_set_str(&d->local_gid, h.advertise_gid ? ctx->hook_gid : ctx->gid_str);
+	advertised_strings(ctx, &h, path, sizeof(path), &nic, &gid);
+	rc = qphs_desc_set_str(&d->local_gid, gid);
 	pthread_mutex_unlock(&ctx->hook_lock);
-	/* ctx->nic_path is set once, when the context opens: no copy of it,
-	 * and no format call on every setup's path. */
-	if (rc || (rc = qphs_desc_set_str(&d->local_nic_path,
-					  h.advertise_server ? path : ctx->nic_path)) ||
+	if (rc || (rc = qphs_desc_set_str(&d->local_nic_path, nic)) ||
 	    (rc = qphs_desc_set_str(&d->peer_nic_path, ep->peer_path)) ||
 	    (rc = fill_qpns(ep, &h, d)))
 		return rc ? rc : QPHS_ERR_MEMORY;

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "codec/descfast.h"
 #include "hs/client_int.h"
 #include "hs/net.h"
 #include "hs_testutil.h"

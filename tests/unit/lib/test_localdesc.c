@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hs/client_int.h"
+#include "codec/descfast.h"
 #include "qphs/body.h"
 #include "qphs/config.h"
 #include "qphs/error.h"
