@@ -240,8 +240,8 @@ static int read_frame(int fd, struct qphs_decoder *dec, int64_t deadline, int ti
 
 /* A Connection reply read into desc (its strings in block, or its own
  * when block is NULL): a reply_msg is the peer's refusal.  desc goes to
- * *out (and block to *block_out) when out is not NULL, else it is
- * freed. */
+ * *out (and block to *block_out, which is NULL only when block is) when
+ * out is not NULL, else it is freed. */
 static int reply_msg_of(struct qphs_hs_desc *desc, void *block, struct qphs_client_result *res,
 			struct qphs_hs_desc *out, void **block_out)
 {
@@ -253,7 +253,8 @@ static int reply_msg_of(struct qphs_hs_desc *desc, void *block, struct qphs_clie
 	}
 	if (out) {
 		*out = *desc;
-		*block_out = block;
+		if (block_out)
+			*block_out = block;
 	} else {
 		qphs__hs_desc_release(desc, block);
 	}
@@ -270,11 +271,8 @@ static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_
 	struct json_object *obj = NULL;
 	char err[512] = "";
 	size_t members;
-	void *block = NULL, *none;
+	void *block = NULL;
 	int rc;
-
-	if (!block_out)
-		block_out = &none;
 
 	if (type != QPHS_HS_OLD_PROTOCOL && f->type == QPHS_HS_OLD_PROTOCOL)
 		return fail(res, QPHS_ERR_REPLY_OLD_PROTOCOL, "%s answered a %s request with an "
@@ -287,7 +285,7 @@ static int check_reply(int type, const struct qphs_frame *f, struct qphs_client_
 	 * fast reader takes, qphs_json_parse takes too, as an object
 	 * (codec/descfast.h); anything else goes the long way below. */
 	if (type == QPHS_HS_CONNECTION || type == QPHS_HS_OLD_PROTOCOL) {
-		if (desc_out && block_out != &none ?
+		if (desc_out && block_out ?
 		    qphs__hs_desc_fast_block(f->json, f->json_len, &desc, &members, &block) :
 		    qphs__hs_desc_fast(f->json, f->json_len, &desc, &members))
 			return reply_msg_of(&desc, block, res, desc_out, block_out);

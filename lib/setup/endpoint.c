@@ -143,16 +143,21 @@ static void release_rd_atom(struct qphs_endpoint *ep)
 	ep->rd_atom_taken = 0;
 }
 
-static void ep_free(struct qphs_endpoint *ep)
+void qphs__ep_free_memory(struct qphs_endpoint *ep)
 {
-	destroy_qps(ep);
-	if (ep->rd_atom_taken)
-		release_rd_atom(ep);
 	pthread_mutex_destroy(&ep->lock);
 	free(ep->qp);
 	free(ep->peer_qpn);
 	free(ep->tx);
 	free(ep);
+}
+
+static void ep_free(struct qphs_endpoint *ep)
+{
+	destroy_qps(ep);
+	if (ep->rd_atom_taken)
+		release_rd_atom(ep);
+	qphs__ep_free_memory(ep);
 }
 
 /* An endpoint that never went into the store (a racing creator won): its

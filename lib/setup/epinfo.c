@@ -144,11 +144,7 @@ void qphs__ep_destroy_all(struct qphs_context *ctx)
 		for (int i = ep->nqp - 1; i >= 0; i--)
 			if (qphs__qp_destroy(ctx, &ep->qp[i]))
 				QPHS_ERR("%s: ibv_destroy_qp failed at close", ctx->device);
-		pthread_mutex_destroy(&ep->lock);
-		free(ep->qp);
-		free(ep->peer_qpn);
-		free(ep->tx);
-		free(ep);
+		qphs__ep_free_memory(ep);
 		ep = next;
 	}
 }

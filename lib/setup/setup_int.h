@@ -183,6 +183,9 @@ void qphs__ep_expire_acks(struct qphs_context *ctx);
  * ACK, is bounded by the client's connect and reply deadlines instead. */
 void qphs__ep_ack_deadline(struct qphs_endpoint *ep, int active);
 void qphs__ep_destroy_all(struct qphs_context *ctx);
+/* The endpoint's own memory freed (its lock, QP and QPN arrays, texts and
+ * itself), once its QPs are gone: the last step of every way to free one. */
+void qphs__ep_free_memory(struct qphs_endpoint *ep);
 
 /* handshake.c: the Connection bodies. */
 struct qphs_hs_desc;
