@@ -13,7 +13,10 @@
  *           created (cold, cmshape) or taken from an array made before
  *           the timed part (warm); one TCP connection for the request
  *           (socket, connect, send, recv, close); RESET, INIT, RTR, RTS on
- *           each QP; one TCP connection for the ready ACK.
+ *           each QP; one TCP connection for the ready ACK.  Its sockets
+ *           make libqphs's two choices that spare segments: delayed ACKs
+ *           asked for before the connect, and the reply's FIN sent with
+ *           it (docs/hs.md).
  *   passive (--workers threads blocked in accept on one listener): a
  *           request's QPs created or taken, RESET, INIT, RTR, RTS on each,
  *           the reply; an ACK answered.  Each message is one connection,
@@ -48,6 +51,7 @@
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -271,6 +275,8 @@ static int rpc(const struct run *r, const struct msg *req, struct msg *rep)
 	if (fd < 0)
 		return -1;
 	timeouts(fd);
+	/* As libqphs's client: the request carries the handshake's last ACK. */
+	setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &(int){0}, sizeof(int));
 	if (!connect(fd, (const struct sockaddr *)&r->srv, sizeof(r->srv)) &&
 	    send(fd, req, sizeof(*req), MSG_NOSIGNAL) == (ssize_t)sizeof(*req))
 		ok = recv(fd, rep, sizeof(*rep), MSG_WAITALL) == (ssize_t)sizeof(*rep);
@@ -403,7 +409,9 @@ static void *passive_main(void *arg)
 			bad = 1;
 		}
 		if (!bad)
-			bad = send(fd, &rep, sizeof(rep), MSG_NOSIGNAL) != (ssize_t)sizeof(rep);
+			/* As libqphs's daemon: the FIN leaves with the reply. */
+			bad = send(fd, &rep, sizeof(rep), MSG_NOSIGNAL | MSG_MORE) !=
+			      (ssize_t)sizeof(rep);
 		if (bad)
 			__atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
 		close(fd);

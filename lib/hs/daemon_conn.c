@@ -169,8 +169,10 @@ static void reject(struct qphs_daemon *d, struct conn *c, int code, const char *
 static void write_some(struct qphs_daemon *d, struct conn *c)
 {
 	while (c->out_off < c->out_len) {
+		/* MSG_MORE holds the last bytes until the shutdown below, which
+		 * sends them with the FIN: one segment, and one ACK less. */
 		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
-				 MSG_NOSIGNAL);
+				 MSG_NOSIGNAL | MSG_MORE);
 		if (n > 0) {
 			c->out_off += (size_t)n;
 			continue;
@@ -189,6 +191,10 @@ static void write_some(struct qphs_daemon *d, struct conn *c)
 		return;
 	}
 	atomic_fetch_add(&d->n_replied, 1);
+	/* A shutdown, not the close alone: a close finding bytes the peer sent
+	 * after its request unread would reset the connection and drop the
+	 * held reply. */
+	shutdown(c->fd, SHUT_WR);
 	qphs__conn_close(d, c);
 }
 

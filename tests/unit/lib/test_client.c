@@ -2,8 +2,10 @@
  * the daemon's fault hooks and against listeners that misbehave. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/tcp.h> /* tcp_info with segs_in (glibc's has none) */
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,6 +442,61 @@ START_TEST(client_connect_times_out_against_a_full_backlog)
 }
 END_TEST
 
+struct plain_server {
+	int lfd;
+	struct tcp_info at_request; /* the accepted socket's, request read */
+};
+
+/* Accepts one connection, reads a probe ({}\n) and answers it as a server
+ * that sends no FIN with its reply would. */
+static void *plain_server_main(void *arg)
+{
+	static const char reply[] = "\x16\0\0\0\0\0\0\0\x03{\"status\":\"success\"}\n";
+	struct plain_server *s = arg;
+	socklen_t tl = sizeof(s->at_request);
+	uint8_t req[12];
+	int fd = accept(s->lfd, NULL, NULL);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(recv(fd, req, sizeof(req), MSG_WAITALL), (ssize_t)sizeof(req));
+	ck_assert_int_eq(getsockopt(fd, IPPROTO_TCP, TCP_INFO, &s->at_request, &tl), 0);
+	ck_assert_int_eq(send(fd, reply, sizeof(reply) - 1, MSG_NOSIGNAL), (ssize_t)sizeof(reply) - 1);
+	recv(fd, req, sizeof(req), 0); /* until the client's close */
+	close(fd);
+	return NULL;
+}
+
+/* The client's request carries the ACK that completes TCP's handshake:
+ * the server has seen two segments when the request is in (the SYN and
+ * the request), not three (a bare ACK between them). */
+START_TEST(client_request_carries_the_handshakes_last_ack)
+{
+	struct plain_server s = {.lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)};
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t sl = sizeof(sa);
+	struct qphs_client_result res;
+	struct qphs_config cfg;
+	pthread_t t;
+	char addr[64];
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(s.lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(s.lfd, 4), 0);
+	ck_assert_int_eq(getsockname(s.lfd, (struct sockaddr *)&sa, &sl), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, plain_server_main, &s), 0);
+	hs_test_config(&cfg);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", ntohs(sa.sin_port));
+	ck_assert_int_eq(qphs_client_request(&cfg, addr, QPHS_HS_PROBE, "{}\n", 3, &res), 0);
+	ck_assert_str_eq(res.reply, "{\"status\":\"success\"}\n");
+	free(res.reply);
+	pthread_join(t, NULL);
+	close(s.lfd);
+	ck_assert_msg(s.at_request.tcpi_segs_in == 2 && s.at_request.tcpi_data_segs_in == 1,
+		      "segments in with the request %u (of them with data %u), want 2 (1)",
+		      s.at_request.tcpi_segs_in, s.at_request.tcpi_data_segs_in);
+}
+END_TEST
+
 /* A numeric address is connected to without the resolver; anything else
  * still goes through getaddrinfo: the inet_aton short form "127.1" and
  * the name "localhost" reach the same daemon, and the peer text is the
@@ -529,6 +586,7 @@ Suite *suite_client(void)
 	TCase *tc = unit_tcase(s, "replies", 10);
 
 	tcase_add_test(tc, client_probe_returns_reply_and_peer);
+	tcase_add_test(tc, client_request_carries_the_handshakes_last_ack);
 	tcase_add_test(tc, client_rejection_carries_the_peers_text);
 	tcase_add_test(tc, client_rejection_text_is_the_same_on_both_readers);
 	tcase_add_test(tc, client_desc_reply_in_a_block_reads_as_the_struct);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/tcp.h> /* tcp_info with segs_in (glibc's has none) */
 #include <netinet/in.h>
 #include <stdio.h>
 #include <poll.h>
@@ -50,6 +51,33 @@ START_TEST(daemon_answers_probe_byte_exact)
 	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
 
 	expect_reply(d, QPHS_HS_PROBE, "{}\n", PROBE_REPLY, sizeof(PROBE_REPLY) - 1);
+	qphs_daemon_free(d);
+}
+END_TEST
+
+/* The reply's last bytes and the daemon's FIN share one segment: a
+ * client counts the SYN-ACK, the ACK of its request and that segment
+ * (tcp_info's segs_in), not a fourth for the FIN alone. */
+START_TEST(daemon_sends_its_fin_with_the_reply)
+{
+	struct qphs_daemon *d = hs_test_daemon(NULL, NULL);
+	uint8_t req[64], rep[64];
+	size_t n = hs_test_frame(QPHS_HS_PROBE, "{}\n", req, sizeof(req));
+	struct tcp_info ti;
+	socklen_t tl = sizeof(ti);
+	size_t got = 0;
+	int fd = hs_test_connect(qphs_daemon_port(d), 5);
+
+	ck_assert_int_eq(send(fd, req, n, MSG_NOSIGNAL), (ssize_t)n);
+	for (ssize_t r; (r = recv(fd, rep + got, sizeof(rep) - got, 0)) > 0;)
+		got += (size_t)r;
+	ck_assert_uint_eq(got, sizeof(PROBE_REPLY) - 1);
+	ck_assert_mem_eq(rep, PROBE_REPLY, got);
+	ck_assert_int_eq(getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl), 0);
+	ck_assert_msg(ti.tcpi_segs_in == 3 && ti.tcpi_data_segs_in == 1,
+		      "segments in %u (of them with data %u), want 3 (1)", ti.tcpi_segs_in,
+		      ti.tcpi_data_segs_in);
+	close(fd);
 	qphs_daemon_free(d);
 }
 END_TEST
@@ -480,6 +508,37 @@ static struct qphs_daemon *serve_answered_later(struct qphs_config *cfg, pthread
 					     strlen(CONN_BODY), res), 0);
 	return d;
 }
+
+/* Bytes a client sent after its request, unread when the reply goes, turn
+ * the daemon's close into a reset.  The reply and its FIN have left
+ * before it, so the client still reads the whole reply. */
+START_TEST(daemon_reply_arrives_whole_despite_bytes_after_the_request)
+{
+	static const char body[] = "{\"local_nic_path\":\"b:2@y\",\"peer_nic_path\":\"a:1@x\","
+				   "\"qp_num\":[1,2],\"reply_msg\":\"\"}\n";
+	struct qphs_config cfg;
+	struct qphs_daemon *d;
+	struct qphs_request *held_req;
+	uint8_t req[256], rep[512];
+	size_t n, got = 0;
+	int fd;
+
+	hs_test_config(&cfg);
+	d = hs_test_serve(&cfg, HS_BIT(QPHS_HS_CONNECTION), hold, NULL);
+	n = hs_test_frame(QPHS_HS_CONNECTION, CONN_BODY, req, sizeof(req));
+	fd = hs_test_connect(qphs_daemon_port(d), 5);
+	ck_assert_int_eq(send(fd, req, n, MSG_NOSIGNAL), (ssize_t)n);
+	held_req = wait_held();
+	ck_assert_int_eq(send(fd, "xyz", 3, MSG_NOSIGNAL), 3);
+	ck_assert_int_eq(qphs_request_reply(held_req, body, strlen(body)), 0);
+	for (ssize_t r; (r = recv(fd, rep + got, sizeof(rep) - got, 0)) > 0;)
+		got += (size_t)r;
+	ck_assert_uint_eq(got, 9 + strlen(body));
+	ck_assert_mem_eq(rep + 9, body, strlen(body));
+	close(fd);
+	qphs_daemon_free(d);
+}
+END_TEST
 
 START_TEST(daemon_handler_answers_from_another_thread)
 {
@@ -1154,11 +1213,13 @@ Suite *suite_daemon(void)
 
 	tcase_add_test(tc, daemon_answers_probe_byte_exact);
 	tcase_add_test(tc, daemon_answers_notify_byte_exact);
+	tcase_add_test(tc, daemon_sends_its_fin_with_the_reply);
 	tcase_add_test(tc, daemon_reply_type_follows_request_type);
 	tcase_add_test(tc, daemon_without_handler_answers_null_as_mooncake);
 	tcase_add_test(tc, daemon_connection_of_wrong_shape_gets_reply_msg);
 	tcase_add_test(tc, daemon_closes_probe_of_wrong_shape);
 	tcase_add_test(tc, daemon_handler_answers_from_another_thread);
+	tcase_add_test(tc, daemon_reply_arrives_whole_despite_bytes_after_the_request);
 	tcase_add_test(tc, daemon_handler_failure_becomes_reply_msg_or_close);
 	tcase_add_test(tc, daemon_picks_ports_in_the_rpc_range);
 	tcase_add_test(tc, daemon_never_raises_sigpipe);
