@@ -556,8 +556,9 @@ START_TEST(daemon_handler_answers_from_another_thread)
 }
 END_TEST
 
-/* A reply from another thread is written by that thread (no fault): the
- * daemon counts it once and the connection goes away. */
+/* A reply from another thread (no fault) goes to the loop through the
+ * door, which writes it: the daemon counts it once and the connection
+ * goes away. */
 START_TEST(daemon_reply_from_another_thread_is_counted_once_and_closed)
 {
 	struct qphs_client_result res;
