@@ -451,16 +451,17 @@ struct plain_server {
  * that sends no FIN with its reply would. */
 static void *plain_server_main(void *arg)
 {
-	static const char reply[] = "\x16\0\0\0\0\0\0\0\x03{\"status\":\"success\"}\n";
 	struct plain_server *s = arg;
 	socklen_t tl = sizeof(s->at_request);
-	uint8_t req[12];
+	uint8_t req[64], reply[64];
+	size_t want = hs_test_frame(QPHS_HS_PROBE, "{}\n", req, sizeof(req));
+	size_t n = hs_test_frame(QPHS_HS_PROBE, "{\"status\":\"success\"}\n", reply, sizeof(reply));
 	int fd = accept(s->lfd, NULL, NULL);
 
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(recv(fd, req, sizeof(req), MSG_WAITALL), (ssize_t)sizeof(req));
+	ck_assert_int_eq(recv(fd, req, want, MSG_WAITALL), (ssize_t)want);
 	ck_assert_int_eq(getsockopt(fd, IPPROTO_TCP, TCP_INFO, &s->at_request, &tl), 0);
-	ck_assert_int_eq(send(fd, reply, sizeof(reply) - 1, MSG_NOSIGNAL), (ssize_t)sizeof(reply) - 1);
+	ck_assert_int_eq(send(fd, reply, n, MSG_NOSIGNAL), (ssize_t)n);
 	recv(fd, req, sizeof(req), 0); /* until the client's close */
 	close(fd);
 	return NULL;

@@ -475,11 +475,13 @@ static struct qphs_request *wait_held(void)
 	return req;
 }
 
+/* The reply a held Connection request gets from the test's own thread. */
+static const char held_reply[] = "{\"local_nic_path\":\"b:2@y\",\"peer_nic_path\":\"a:1@x\","
+				 "\"qp_num\":[1,2],\"reply_msg\":\"\"}\n";
+
 static void *answer_later(void *arg)
 {
 	struct qphs_request *req = wait_held();
-	static const char body[] = "{\"local_nic_path\":\"b:2@y\",\"peer_nic_path\":\"a:1@x\","
-				   "\"qp_num\":[1,2],\"reply_msg\":\"\"}\n";
 	struct timespec ts = {0, 50000000};
 
 	(void)arg;
@@ -490,7 +492,7 @@ static void *answer_later(void *arg)
 	ck_assert_uint_eq(qphs_request_desc(req)->qp_count, 2);
 	ck_assert_uint_eq(qphs_request_desc(req)->qp_num[1], 8);
 	ck_assert_str_eq(qphs_request_desc(req)->peer_nic_path, "b:2@y");
-	ck_assert_int_eq(qphs_request_reply(req, body, strlen(body)), 0);
+	ck_assert_int_eq(qphs_request_reply(req, held_reply, strlen(held_reply)), 0);
 	return NULL;
 }
 
@@ -514,8 +516,6 @@ static struct qphs_daemon *serve_answered_later(struct qphs_config *cfg, pthread
  * before it, so the client still reads the whole reply. */
 START_TEST(daemon_reply_arrives_whole_despite_bytes_after_the_request)
 {
-	static const char body[] = "{\"local_nic_path\":\"b:2@y\",\"peer_nic_path\":\"a:1@x\","
-				   "\"qp_num\":[1,2],\"reply_msg\":\"\"}\n";
 	struct qphs_config cfg;
 	struct qphs_daemon *d;
 	struct qphs_request *held_req;
@@ -530,11 +530,11 @@ START_TEST(daemon_reply_arrives_whole_despite_bytes_after_the_request)
 	ck_assert_int_eq(send(fd, req, n, MSG_NOSIGNAL), (ssize_t)n);
 	held_req = wait_held();
 	ck_assert_int_eq(send(fd, "xyz", 3, MSG_NOSIGNAL), 3);
-	ck_assert_int_eq(qphs_request_reply(held_req, body, strlen(body)), 0);
+	ck_assert_int_eq(qphs_request_reply(held_req, held_reply, strlen(held_reply)), 0);
 	for (ssize_t r; (r = recv(fd, rep + got, sizeof(rep) - got, 0)) > 0;)
 		got += (size_t)r;
-	ck_assert_uint_eq(got, 9 + strlen(body));
-	ck_assert_mem_eq(rep + 9, body, strlen(body));
+	ck_assert_uint_eq(got, 9 + strlen(held_reply));
+	ck_assert_mem_eq(rep + 9, held_reply, strlen(held_reply));
 	close(fd);
 	qphs_daemon_free(d);
 }
